@@ -1,0 +1,19 @@
+//! The cube and its numbers.
+//!
+//! # Layout
+//! - [`cube`]: the cubie-level cube (permutation + orientation), composition, inverse,
+//!   legality checks.
+//! - [`moves`]: the 18 face moves of the half-turn metric.
+//! - [`notation`]: parsing and formatting move sequences.
+//! - [`symmetry`]: the 48 symmetries (and the 16 that keep the UD axis), conjugation.
+#![warn(missing_docs)]
+
+pub mod cube;
+pub mod moves;
+pub mod notation;
+pub mod symmetry;
+
+pub use cube::{Cube, CubieError};
+pub use moves::{Face, Move};
+pub use notation::{format_moves, parse_moves, NotationError};
+pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};
