@@ -1,0 +1,602 @@
+//! One generic, multi-threaded breadth-first pruning-table generator.
+//!
+//! A table owner describes its coordinate space with [`PruneSpace`] (size, solved
+//! indices, neighbours under the 18 moves) and calls [`generate`], which fills a 4-bit
+//! table level by level and returns it with its per-depth distribution.
+//!
+//! # How a level is computed
+//! Entries start [`UNSET`]; the solved indices get 0. Level `d + 1` is found from level
+//! `d` in one of two ways, chosen per level:
+//!
+//! - **Forward**: scan the table for entries at depth `d` and set every unset neighbour to
+//!   `d + 1` (an atomic compare-and-swap, so exactly one thread wins each entry).
+//! - **Backward**: scan the table for unset entries and set each one to `d + 1` if any
+//!   of its neighbours is at depth `d`, stopping at the first such neighbour. Each thread
+//!   only writes entries of its own chunk, so this needs no read-modify-write atomics;
+//!   neighbours are read atomically, and an entry set during this pass holds `d + 1`,
+//!   never mistaken for `d`.
+//!
+//! [`Direction::Auto`] goes backward when fewer entries are unset than there are entries
+//! at depth `d`. A forward pass expands every frontier entry completely, while a backward
+//! pass visits each unset entry's neighbours at most once and usually stops early, so
+//! under that rule the backward pass never expands more entries than the forward pass
+//! would, and on the last levels of a table (a large frontier, a few stragglers left) it
+//! expands far fewer.
+//!
+//! Both passes scan the table 16 entries (one `u64` word) at a time and skip words with
+//! no entry of interest, and split the index range into chunks for rayon (the current
+//! pool: run inside `ThreadPool::install` to choose the thread count).
+
+use crate::packed::{AtomicPacked4, Packed2, Packed4, UNSET};
+use crate::progress::Progress;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// A coordinate space the pruning generator can walk.
+pub trait PruneSpace: Sync {
+    /// Number of entries.
+    fn size(&self) -> u64;
+
+    /// Indices of the solved state (depth 0); more than one when symmetric images of the
+    /// solved state exist.
+    fn solved(&self) -> Vec<u64>;
+
+    /// Calls `f` for every neighbour of `x` under the 18 moves. For symmetry-reduced
+    /// (sym-composite) spaces this must also include every self-symmetric image of each
+    /// neighbour (the implementation handles that; the generator just trusts it). The
+    /// neighbour relation is symmetric. Every neighbour is `< size()`.
+    fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, f: F);
+
+    /// Whether some neighbour `y` of `x` satisfies `pred(y)`. The default visits all
+    /// neighbours (skipping `pred` once one matched); override it to stop at the first
+    /// match, which speeds up backward levels.
+    fn any_neighbour<P: FnMut(u64) -> bool>(&self, x: u64, mut pred: P) -> bool {
+        let mut found = false;
+        self.for_each_neighbour(x, |y| {
+            if !found && pred(y) {
+                found = true;
+            }
+        });
+        found
+    }
+}
+
+/// The deepest level a 4-bit table can hold exactly (15 is the "unset / 15 or more"
+/// marker).
+pub const MAX_DEPTH: u8 = UNSET - 1;
+
+/// How each level is computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    /// Forward while the frontier is smaller than the unset remainder, backward after
+    /// (see the [module docs](self)).
+    #[default]
+    Auto,
+    /// Always forward (for tests and measurements).
+    ForwardOnly,
+    /// Always backward, from level 1 on (for tests and measurements; slow on big tables).
+    BackwardOnly,
+}
+
+/// Options of [`generate`].
+#[derive(Clone, Debug)]
+pub struct BfsOptions {
+    /// Label of the progress bars.
+    pub name: String,
+    /// Last level computed exactly (at most [`MAX_DEPTH`]; larger values are treated as
+    /// [`MAX_DEPTH`]). Entries farther away are stored as `max_depth + 1`, a valid lower
+    /// bound.
+    pub max_depth: u8,
+    /// Draw a progress bar per level (only ever drawn on a terminal).
+    pub progress: bool,
+    /// Forward, backward or automatic choice per level.
+    pub direction: Direction,
+}
+
+impl Default for BfsOptions {
+    fn default() -> Self {
+        BfsOptions { name: "table".into(), max_depth: MAX_DEPTH, progress: true, direction: Direction::Auto }
+    }
+}
+
+/// A generated table and what is known about it.
+#[derive(Debug)]
+pub struct Generated {
+    /// The table: depth of every entry, capped as described on the other fields.
+    pub table: Packed4,
+    /// Number of entries holding each value 0..=15.
+    pub distribution: [u64; 16],
+    /// Deepest level with at least one entry found exactly.
+    pub depth: u8,
+    /// Entries not reached by level `max_depth`, stored as `max_depth + 1` (they are at
+    /// least that far, or unreachable).
+    pub capped: u64,
+    /// Entries never reached although the search ran out of new entries first (so they
+    /// are unreachable from the solved indices), stored as 15.
+    pub unreachable: u64,
+    /// The first level computed backward, if any.
+    pub backward_from: Option<u8>,
+}
+
+impl Generated {
+    /// The 2-bit version of the table with base `base` (see [`Packed2`]).
+    pub fn to_packed2(&self, base: u8) -> Packed2 {
+        self.table.to_packed2(base)
+    }
+}
+
+/// Table words handed to one rayon task (16 entries per word).
+const CHUNK_WORDS: usize = 2048;
+const NIBBLE_LOW_BITS: u64 = 0x1111_1111_1111_1111;
+
+/// Bit `4k` is set iff nibble `k` of `v` is zero.
+#[inline(always)]
+fn zero_nibbles(v: u64) -> u64 {
+    !(v | v >> 1 | v >> 2 | v >> 3) & NIBBLE_LOW_BITS
+}
+
+/// Calls `f(first_entry, words)` on every chunk in parallel, ticking `progress`, and sums.
+fn for_chunks<F>(work: &AtomicPacked4, progress: &Progress, f: F) -> u64
+where
+    F: Fn(u64, &[AtomicU64]) -> u64 + Sync + Send,
+{
+    let size = work.len();
+    work.words()
+        .par_chunks(CHUNK_WORDS)
+        .enumerate()
+        .map(|(c, words)| {
+            let first = (c * CHUNK_WORDS) as u64 * 16;
+            let n = f(first, words);
+            progress.inc((words.len() as u64 * 16).min(size - first));
+            n
+        })
+        .sum()
+}
+
+/// Forward pass: sets the unset neighbours of depth-`d` entries to `d + 1`; returns how many.
+fn forward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Progress) -> u64 {
+    let size = work.len();
+    let pattern = u64::from(d) * NIBBLE_LOW_BITS;
+    let next = d + 1;
+    for_chunks(work, progress, |first, words| {
+        let mut found = 0u64;
+        for (j, word) in words.iter().enumerate() {
+            // Entries at depth d cannot change during this pass (only UNSET ones do), so
+            // one load per word is enough.
+            let mut hits = zero_nibbles(word.load(Relaxed) ^ pattern);
+            let base = first + j as u64 * 16;
+            while hits != 0 {
+                let x = base + u64::from(hits.trailing_zeros() / 4);
+                if x >= size {
+                    break;
+                }
+                space.for_each_neighbour(x, |y| {
+                    debug_assert!(y < size, "neighbour {y} of {x} out of range");
+                    if y < size && work.set_if_unset(y, next) {
+                        found += 1;
+                    }
+                });
+                hits &= hits - 1;
+            }
+        }
+        found
+    })
+}
+
+/// Backward pass: sets every unset entry with a neighbour at depth `d` to `d + 1`; returns
+/// how many.
+fn backward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Progress) -> u64 {
+    let size = work.len();
+    let next = u64::from(d + 1);
+    for_chunks(work, progress, |first, words| {
+        let mut found = 0u64;
+        for (j, word) in words.iter().enumerate() {
+            let old = word.load(Relaxed);
+            let mut unset = zero_nibbles(!old);
+            let base = first + j as u64 * 16;
+            let mut new = old;
+            while unset != 0 {
+                let bit = unset.trailing_zeros();
+                let x = base + u64::from(bit / 4);
+                if x >= size {
+                    break;
+                }
+                if space.any_neighbour(x, |y| work.get(y) == d) {
+                    new = (new & !(0xf << bit)) | (next << bit);
+                    found += 1;
+                }
+                unset &= unset - 1;
+            }
+            if new != old {
+                // This chunk is the only writer of its words during a backward pass (other
+                // threads only read them), so a plain atomic store loses nothing.
+                word.store(new, Relaxed);
+            }
+        }
+        found
+    })
+}
+
+/// Sets every unset entry to `cap`; returns how many there were.
+fn fill_unset(work: &AtomicPacked4, cap: u8) -> u64 {
+    let size = work.len();
+    for_chunks(work, &Progress::hidden(), |first, words| {
+        let mut n = 0u64;
+        for (j, word) in words.iter().enumerate() {
+            let base = first + j as u64 * 16;
+            let valid = size.saturating_sub(base).min(16);
+            let valid_mask = if valid == 16 { u64::MAX } else { (1u64 << (4 * valid)) - 1 };
+            let old = word.load(Relaxed);
+            let unset = zero_nibbles(!old) & valid_mask;
+            if unset != 0 {
+                word.store((old & !(unset * 0xf)) | (unset * u64::from(cap)), Relaxed);
+                n += u64::from(unset.count_ones());
+            }
+        }
+        n
+    })
+}
+
+/// Fills the pruning table of `space`: the distance of every entry from the solved set,
+/// level by level (see the [module docs](self)).
+///
+/// # Panics
+/// If a solved index is `>= space.size()` (a bug in the space).
+pub fn generate<S: PruneSpace>(space: &S, opts: &BfsOptions) -> Generated {
+    let size = space.size();
+    let max_depth = opts.max_depth.min(MAX_DEPTH);
+    let work = AtomicPacked4::new(size);
+    let mut dist = [0u64; 16];
+    for s in space.solved() {
+        assert!(s < size, "solved index {s} out of range 0..{size}");
+        if work.set_if_unset(s, 0) {
+            dist[0] += 1;
+        }
+    }
+    let mut unset = size - dist[0];
+    let mut backward_from = None;
+    let mut d = 0u8;
+    while d < max_depth && unset > 0 && dist[d as usize] > 0 {
+        let back = match opts.direction {
+            Direction::Auto => unset < dist[d as usize],
+            Direction::ForwardOnly => false,
+            Direction::BackwardOnly => true,
+        };
+        let how = if back { "backward" } else { "forward" };
+        let progress = Progress::new_if(opts.progress, format!("{} depth {} ({how})", opts.name, d + 1), size);
+        let found = if back {
+            backward_from.get_or_insert(d + 1);
+            backward(space, &work, d, &progress)
+        } else {
+            forward(space, &work, d, &progress)
+        };
+        progress.finish(format!("{} depth {}: {found} entries ({how})", opts.name, d + 1));
+        d += 1;
+        dist[d as usize] = found;
+        unset -= found;
+    }
+    let depth = (0..=d).rev().find(|&k| dist[k as usize] > 0).unwrap_or(0);
+    let (mut capped, mut unreachable) = (0, 0);
+    if unset > 0 {
+        if dist[d as usize] == 0 {
+            // The search ran dry: what is left cannot be reached. It stays UNSET (15).
+            unreachable = unset;
+        } else {
+            // Stopped at max_depth: everything left is at least one level farther.
+            let cap = d + 1;
+            capped = if cap == UNSET { unset } else { fill_unset(&work, cap) };
+            debug_assert_eq!(capped, unset);
+        }
+        dist[(d + 1).min(UNSET) as usize] += capped;
+        dist[UNSET as usize] += unreachable;
+    }
+    Generated { table: work.into_packed(), distribution: dist, depth, capped, unreachable, backward_from }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cube, Move};
+    use proptest::prelude::*;
+    use std::collections::VecDeque;
+
+    /// The corner-orientation (twist) coordinate: orientations of corners 0..7 in base 3,
+    /// corner 0 most significant; the eighth follows from the others.
+    struct Twist;
+
+    impl Twist {
+        fn cube(x: u64) -> Cube {
+            let mut co = [0u8; 8];
+            let mut rest = x;
+            for i in (0..7).rev() {
+                co[i] = (rest % 3) as u8;
+                rest /= 3;
+            }
+            co[7] = (3 - co[..7].iter().sum::<u8>() % 3) % 3;
+            Cube::from_parts_unchecked(
+                [0, 1, 2, 3, 4, 5, 6, 7],
+                co,
+                [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+                [0; 12],
+            )
+        }
+
+        fn index(c: &Cube) -> u64 {
+            (0..7).fold(0, |a, i| a * 3 + u64::from(c.corner_ori(i)))
+        }
+    }
+
+    impl PruneSpace for Twist {
+        fn size(&self) -> u64 {
+            2187
+        }
+        fn solved(&self) -> Vec<u64> {
+            vec![0]
+        }
+        fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, mut f: F) {
+            let c = Twist::cube(x);
+            for m in Move::ALL {
+                f(Twist::index(&c.apply_move(m)));
+            }
+        }
+    }
+
+    /// `digits` base-3 digits, a move changes one digit by ±1 (mod 3): the distance from
+    /// 0 is the number of non-zero digits, so level `j` holds `C(digits, j) * 2^j`
+    /// entries. Extra indices after `3^digits` are isolated (unreachable). Stops early in
+    /// `any_neighbour`.
+    struct Ternary {
+        digits: u32,
+        isolated: u64,
+        solved: Vec<u64>,
+    }
+
+    impl Ternary {
+        fn new(digits: u32) -> Ternary {
+            Ternary { digits, isolated: 0, solved: vec![0] }
+        }
+        fn reachable(&self) -> u64 {
+            3u64.pow(self.digits)
+        }
+    }
+
+    impl PruneSpace for Ternary {
+        fn size(&self) -> u64 {
+            self.reachable() + self.isolated
+        }
+        fn solved(&self) -> Vec<u64> {
+            self.solved.clone()
+        }
+        fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, mut f: F) {
+            self.any_neighbour(x, |y| {
+                f(y);
+                false
+            });
+        }
+        fn any_neighbour<P: FnMut(u64) -> bool>(&self, x: u64, mut pred: P) -> bool {
+            if x >= self.reachable() {
+                return false;
+            }
+            let mut p = 1;
+            for _ in 0..self.digits {
+                let digit = x / p % 3;
+                let up = x - digit * p + (digit + 1) % 3 * p;
+                let down = x - digit * p + (digit + 2) % 3 * p;
+                if pred(up) || pred(down) {
+                    return true;
+                }
+                p *= 3;
+            }
+            false
+        }
+    }
+
+    /// An arbitrary undirected graph.
+    #[derive(Debug)]
+    struct Graph {
+        adj: Vec<Vec<u64>>,
+        solved: Vec<u64>,
+    }
+
+    impl PruneSpace for Graph {
+        fn size(&self) -> u64 {
+            self.adj.len() as u64
+        }
+        fn solved(&self) -> Vec<u64> {
+            self.solved.clone()
+        }
+        fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, f: F) {
+            self.adj[x as usize].iter().copied().for_each(f);
+        }
+    }
+
+    /// Plain sequential BFS: exact distances, `None` for unreachable.
+    fn reference<S: PruneSpace>(space: &S) -> Vec<Option<u32>> {
+        let mut depth = vec![None; space.size() as usize];
+        let mut queue = VecDeque::new();
+        for s in space.solved() {
+            if depth[s as usize].is_none() {
+                depth[s as usize] = Some(0);
+                queue.push_back(s);
+            }
+        }
+        while let Some(x) = queue.pop_front() {
+            let dx = depth[x as usize].unwrap();
+            space.for_each_neighbour(x, |y| {
+                if depth[y as usize].is_none() {
+                    depth[y as usize] = Some(dx + 1);
+                    queue.push_back(y);
+                }
+            });
+        }
+        depth
+    }
+
+    /// What `generate` must store for each entry given exact distances and `max_depth`.
+    fn expected_values(exact: &[Option<u32>], max_depth: u8) -> Vec<u8> {
+        let deepest = exact.iter().flatten().max().copied().unwrap_or(0);
+        let leftover = if deepest >= u32::from(max_depth) { max_depth + 1 } else { UNSET };
+        exact
+            .iter()
+            .map(|d| match d {
+                Some(d) if *d <= u32::from(max_depth) => *d as u8,
+                _ => leftover,
+            })
+            .collect()
+    }
+
+    fn run<S: PruneSpace>(space: &S, direction: Direction, max_depth: u8) -> Generated {
+        let opts = BfsOptions { name: "test".into(), max_depth, progress: false, direction };
+        let g = generate(space, &opts);
+        assert_eq!(g.table.distribution(), g.distribution, "reported distribution matches the table");
+        g
+    }
+
+    fn values(t: &Packed4) -> Vec<u8> {
+        (0..t.len()).map(|i| t.get(i)).collect()
+    }
+
+    #[test]
+    fn twist_test_space_matches_kociemba() {
+        // Seed 004's worked value: twist 1494 after R.
+        let r = Move::ALL[3];
+        assert_eq!(Twist::index(&Cube::SOLVED.apply_move(r)), 1494);
+        for x in [0, 1, 1494, 2186] {
+            assert_eq!(Twist::index(&Twist::cube(x)), x);
+        }
+    }
+
+    #[test]
+    fn twist_distribution_is_golden_for_every_strategy() {
+        let golden = [1, 4, 34, 186, 816, 1018, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        let fwd = run(&Twist, Direction::ForwardOnly, MAX_DEPTH);
+        assert_eq!(fwd.distribution, golden);
+        assert_eq!((fwd.depth, fwd.capped, fwd.unreachable, fwd.backward_from), (6, 0, 0, None));
+        let auto = run(&Twist, Direction::Auto, MAX_DEPTH);
+        // Level 6 is the first where the 128 unset entries are fewer than the 1018 at depth 5.
+        assert_eq!(auto.backward_from, Some(6));
+        let back = run(&Twist, Direction::BackwardOnly, MAX_DEPTH);
+        assert_eq!(back.backward_from, Some(1));
+        assert_eq!(auto.table.as_bytes(), fwd.table.as_bytes());
+        assert_eq!(back.table.as_bytes(), fwd.table.as_bytes());
+        let exact = reference(&Twist);
+        assert_eq!(values(&fwd.table), expected_values(&exact, MAX_DEPTH));
+    }
+
+    #[test]
+    fn twist_table_is_consistent_with_moves() {
+        let t = run(&Twist, Direction::Auto, MAX_DEPTH).table;
+        for x in 0..2187 {
+            let d = t.get(x);
+            let mut best = u8::MAX;
+            Twist.for_each_neighbour(x, |y| {
+                let e = t.get(y);
+                assert!(e.abs_diff(d) <= 1, "neighbours {x} and {y} differ by more than one move");
+                best = best.min(e);
+            });
+            if x != 0 {
+                assert_eq!(best + 1, d, "entry {x} has no neighbour one move closer");
+            }
+        }
+    }
+
+    #[test]
+    fn large_space_spanning_many_chunks_is_golden() {
+        // 3^12 = 531441 entries: 17 chunks, and a last word only partly used.
+        let space = Ternary::new(12);
+        let binom = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
+        let golden: Vec<u64> = (0..=12).map(|j| binom(12, j) << j).collect();
+        let mut tables = Vec::new();
+        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+            let g = run(&space, strategy, MAX_DEPTH);
+            assert_eq!(&g.distribution[..13], &golden[..], "{strategy:?}");
+            assert_eq!(g.depth, 12);
+            tables.push(g.table);
+        }
+        assert_eq!(tables[0].as_bytes(), tables[1].as_bytes());
+        assert_eq!(tables[0].as_bytes(), tables[2].as_bytes());
+        assert_eq!(values(&tables[0]), expected_values(&reference(&space), MAX_DEPTH));
+    }
+
+    #[test]
+    fn max_depth_caps_the_far_entries() {
+        let space = Ternary::new(9);
+        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+            let g = run(&space, strategy, 4);
+            assert_eq!(&g.distribution[..5], &[1, 18, 144, 672, 2016], "{strategy:?}");
+            // Depths 5..=9 all become "at least 5".
+            assert_eq!(g.distribution[5], 4032 + 5376 + 4608 + 2304 + 512);
+            assert_eq!(g.capped, g.distribution[5]);
+            assert_eq!((g.depth, g.unreachable), (4, 0));
+            assert_eq!(values(&g.table), expected_values(&reference(&space), 4));
+        }
+    }
+
+    #[test]
+    fn unreachable_entries_stay_at_15() {
+        let space = Ternary { digits: 5, isolated: 7, solved: vec![0] };
+        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+            let g = run(&space, strategy, MAX_DEPTH);
+            assert_eq!((g.unreachable, g.capped, g.distribution[15]), (7, 0, 7), "{strategy:?}");
+            assert!((243..250).all(|i| g.table.get(i) == UNSET));
+        }
+    }
+
+    #[test]
+    fn several_solved_indices_are_all_depth_zero() {
+        // 0 and 122 (= 11112 in base 3) and a duplicate: distance is to the nearer one.
+        let space = Ternary { digits: 5, isolated: 0, solved: vec![0, 122, 122] };
+        let g = run(&space, Direction::Auto, MAX_DEPTH);
+        assert_eq!(g.distribution[0], 2);
+        assert_eq!(values(&g.table), expected_values(&reference(&space), MAX_DEPTH));
+    }
+
+    #[test]
+    fn two_bit_version_follows_the_base() {
+        let g = run(&Twist, Direction::Auto, MAX_DEPTH);
+        let two = g.to_packed2(3);
+        assert_eq!(two.base(), 3);
+        // Depths 0..=3 -> 0, 4 -> 1, 5 -> 2, 6 -> 3.
+        assert_eq!(two.distribution(), [1 + 4 + 34 + 186, 816, 1018, 128]);
+    }
+
+    #[test]
+    fn more_threads_than_work_and_one_thread_agree() {
+        let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let many = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+        let space = Ternary::new(10);
+        let a = single.install(|| run(&space, Direction::Auto, MAX_DEPTH));
+        let b = many.install(|| run(&space, Direction::Auto, MAX_DEPTH));
+        assert_eq!(a.table.as_bytes(), b.table.as_bytes());
+    }
+
+    fn arbitrary_graph() -> impl proptest::strategy::Strategy<Value = Graph> {
+        (1usize..300).prop_flat_map(|n| {
+            (
+                proptest::collection::vec((0..n as u64, 0..n as u64), 0..n * 2),
+                proptest::collection::vec(0..n as u64, 1..4),
+            )
+                .prop_map(move |(edges, solved)| {
+                    let mut adj = vec![Vec::new(); n];
+                    for (a, b) in edges {
+                        adj[a as usize].push(b);
+                        adj[b as usize].push(a);
+                    }
+                    Graph { adj, solved }
+                })
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn every_strategy_matches_plain_bfs_on_any_graph(graph in arbitrary_graph(), max_depth in 0u8..=16) {
+            let exact = reference(&graph);
+            let expect = expected_values(&exact, max_depth.min(MAX_DEPTH));
+            for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+                let g = run(&graph, strategy, max_depth);
+                prop_assert_eq!(values(&g.table), expect.clone(), "{:?}", strategy);
+                prop_assert_eq!(g.distribution.iter().sum::<u64>(), graph.size());
+            }
+        }
+    }
+}

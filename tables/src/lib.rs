@@ -11,11 +11,13 @@
 pub mod cube;
 pub mod moves;
 pub mod notation;
+pub mod random;
 pub mod symmetry;
 
 pub use cube::{Cube, CubieError};
 pub use moves::{Face, Move};
 pub use notation::{format_moves, parse_moves, NotationError};
+pub use random::SplitMix64;
 pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};
 pub mod bfs;
 pub mod coord;
