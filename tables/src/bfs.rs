@@ -95,7 +95,12 @@ pub struct BfsOptions {
 
 impl Default for BfsOptions {
     fn default() -> Self {
-        BfsOptions { name: "table".into(), max_depth: MAX_DEPTH, progress: true, direction: Direction::Auto }
+        BfsOptions {
+            name: "table".into(),
+            max_depth: MAX_DEPTH,
+            progress: true,
+            direction: Direction::Auto,
+        }
     }
 }
 
@@ -225,7 +230,11 @@ fn fill_unset(work: &AtomicPacked4, cap: u8) -> u64 {
         for (j, word) in words.iter().enumerate() {
             let base = first + j as u64 * 16;
             let valid = size.saturating_sub(base).min(16);
-            let valid_mask = if valid == 16 { u64::MAX } else { (1u64 << (4 * valid)) - 1 };
+            let valid_mask = if valid == 16 {
+                u64::MAX
+            } else {
+                (1u64 << (4 * valid)) - 1
+            };
             let old = word.load(Relaxed);
             let unset = zero_nibbles(!old) & valid_mask;
             if unset != 0 {
@@ -263,14 +272,22 @@ pub fn generate<S: PruneSpace>(space: &S, opts: &BfsOptions) -> Generated {
             Direction::BackwardOnly => true,
         };
         let how = if back { "backward" } else { "forward" };
-        let progress = Progress::new_if(opts.progress, format!("{} depth {} ({how})", opts.name, d + 1), size);
+        let progress = Progress::new_if(
+            opts.progress,
+            format!("{} depth {} ({how})", opts.name, d + 1),
+            size,
+        );
         let found = if back {
             backward_from.get_or_insert(d + 1);
             backward(space, &work, d, &progress)
         } else {
             forward(space, &work, d, &progress)
         };
-        progress.finish(format!("{} depth {}: {found} entries ({how})", opts.name, d + 1));
+        progress.finish(format!(
+            "{} depth {}: {found} entries ({how})",
+            opts.name,
+            d + 1
+        ));
         d += 1;
         dist[d as usize] = found;
         unset -= found;
@@ -284,13 +301,24 @@ pub fn generate<S: PruneSpace>(space: &S, opts: &BfsOptions) -> Generated {
         } else {
             // Stopped at max_depth: everything left is at least one level farther.
             let cap = d + 1;
-            capped = if cap == UNSET { unset } else { fill_unset(&work, cap) };
+            capped = if cap == UNSET {
+                unset
+            } else {
+                fill_unset(&work, cap)
+            };
             debug_assert_eq!(capped, unset);
         }
         dist[(d + 1).min(UNSET) as usize] += capped;
         dist[UNSET as usize] += unreachable;
     }
-    Generated { table: work.into_packed(), distribution: dist, depth, capped, unreachable, backward_from }
+    Generated {
+        table: work.into_packed(),
+        distribution: dist,
+        depth,
+        capped,
+        unreachable,
+        backward_from,
+    }
 }
 
 #[cfg(test)]
@@ -353,7 +381,11 @@ mod tests {
 
     impl Ternary {
         fn new(digits: u32) -> Ternary {
-            Ternary { digits, isolated: 0, solved: vec![0] }
+            Ternary {
+                digits,
+                isolated: 0,
+                solved: vec![0],
+            }
         }
         fn reachable(&self) -> u64 {
             3u64.pow(self.digits)
@@ -435,7 +467,11 @@ mod tests {
     /// What `generate` must store for each entry given exact distances and `max_depth`.
     fn expected_values(exact: &[Option<u32>], max_depth: u8) -> Vec<u8> {
         let deepest = exact.iter().flatten().max().copied().unwrap_or(0);
-        let leftover = if deepest >= u32::from(max_depth) { max_depth + 1 } else { UNSET };
+        let leftover = if deepest >= u32::from(max_depth) {
+            max_depth + 1
+        } else {
+            UNSET
+        };
         exact
             .iter()
             .map(|d| match d {
@@ -446,9 +482,18 @@ mod tests {
     }
 
     fn run<S: PruneSpace>(space: &S, direction: Direction, max_depth: u8) -> Generated {
-        let opts = BfsOptions { name: "test".into(), max_depth, progress: false, direction };
+        let opts = BfsOptions {
+            name: "test".into(),
+            max_depth,
+            progress: false,
+            direction,
+        };
         let g = generate(space, &opts);
-        assert_eq!(g.table.distribution(), g.distribution, "reported distribution matches the table");
+        assert_eq!(
+            g.table.distribution(),
+            g.distribution,
+            "reported distribution matches the table"
+        );
         g
     }
 
@@ -471,7 +516,10 @@ mod tests {
         let golden = [1, 4, 34, 186, 816, 1018, 128, 0, 0, 0, 0, 0, 0, 0, 0, 0];
         let fwd = run(&Twist, Direction::ForwardOnly, MAX_DEPTH);
         assert_eq!(fwd.distribution, golden);
-        assert_eq!((fwd.depth, fwd.capped, fwd.unreachable, fwd.backward_from), (6, 0, 0, None));
+        assert_eq!(
+            (fwd.depth, fwd.capped, fwd.unreachable, fwd.backward_from),
+            (6, 0, 0, None)
+        );
         let auto = run(&Twist, Direction::Auto, MAX_DEPTH);
         // Level 6 is the first where the 128 unset entries are fewer than the 1018 at depth 5.
         assert_eq!(auto.backward_from, Some(6));
@@ -491,7 +539,10 @@ mod tests {
             let mut best = u8::MAX;
             Twist.for_each_neighbour(x, |y| {
                 let e = t.get(y);
-                assert!(e.abs_diff(d) <= 1, "neighbours {x} and {y} differ by more than one move");
+                assert!(
+                    e.abs_diff(d) <= 1,
+                    "neighbours {x} and {y} differ by more than one move"
+                );
                 best = best.min(e);
             });
             if x != 0 {
@@ -507,7 +558,11 @@ mod tests {
         let binom = |n: u64, k: u64| (0..k).fold(1u64, |a, i| a * (n - i) / (i + 1));
         let golden: Vec<u64> = (0..=12).map(|j| binom(12, j) << j).collect();
         let mut tables = Vec::new();
-        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+        for strategy in [
+            Direction::ForwardOnly,
+            Direction::Auto,
+            Direction::BackwardOnly,
+        ] {
             let g = run(&space, strategy, MAX_DEPTH);
             assert_eq!(&g.distribution[..13], &golden[..], "{strategy:?}");
             assert_eq!(g.depth, 12);
@@ -515,15 +570,26 @@ mod tests {
         }
         assert_eq!(tables[0].as_bytes(), tables[1].as_bytes());
         assert_eq!(tables[0].as_bytes(), tables[2].as_bytes());
-        assert_eq!(values(&tables[0]), expected_values(&reference(&space), MAX_DEPTH));
+        assert_eq!(
+            values(&tables[0]),
+            expected_values(&reference(&space), MAX_DEPTH)
+        );
     }
 
     #[test]
     fn max_depth_caps_the_far_entries() {
         let space = Ternary::new(9);
-        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+        for strategy in [
+            Direction::ForwardOnly,
+            Direction::Auto,
+            Direction::BackwardOnly,
+        ] {
             let g = run(&space, strategy, 4);
-            assert_eq!(&g.distribution[..5], &[1, 18, 144, 672, 2016], "{strategy:?}");
+            assert_eq!(
+                &g.distribution[..5],
+                &[1, 18, 144, 672, 2016],
+                "{strategy:?}"
+            );
             // Depths 5..=9 all become "at least 5".
             assert_eq!(g.distribution[5], 4032 + 5376 + 4608 + 2304 + 512);
             assert_eq!(g.capped, g.distribution[5]);
@@ -534,10 +600,22 @@ mod tests {
 
     #[test]
     fn unreachable_entries_stay_at_15() {
-        let space = Ternary { digits: 5, isolated: 7, solved: vec![0] };
-        for strategy in [Direction::ForwardOnly, Direction::Auto, Direction::BackwardOnly] {
+        let space = Ternary {
+            digits: 5,
+            isolated: 7,
+            solved: vec![0],
+        };
+        for strategy in [
+            Direction::ForwardOnly,
+            Direction::Auto,
+            Direction::BackwardOnly,
+        ] {
             let g = run(&space, strategy, MAX_DEPTH);
-            assert_eq!((g.unreachable, g.capped, g.distribution[15]), (7, 0, 7), "{strategy:?}");
+            assert_eq!(
+                (g.unreachable, g.capped, g.distribution[15]),
+                (7, 0, 7),
+                "{strategy:?}"
+            );
             assert!((243..250).all(|i| g.table.get(i) == UNSET));
         }
     }
@@ -545,10 +623,17 @@ mod tests {
     #[test]
     fn several_solved_indices_are_all_depth_zero() {
         // 0 and 122 (= 11112 in base 3) and a duplicate: distance is to the nearer one.
-        let space = Ternary { digits: 5, isolated: 0, solved: vec![0, 122, 122] };
+        let space = Ternary {
+            digits: 5,
+            isolated: 0,
+            solved: vec![0, 122, 122],
+        };
         let g = run(&space, Direction::Auto, MAX_DEPTH);
         assert_eq!(g.distribution[0], 2);
-        assert_eq!(values(&g.table), expected_values(&reference(&space), MAX_DEPTH));
+        assert_eq!(
+            values(&g.table),
+            expected_values(&reference(&space), MAX_DEPTH)
+        );
     }
 
     #[test]
@@ -562,8 +647,14 @@ mod tests {
 
     #[test]
     fn more_threads_than_work_and_one_thread_agree() {
-        let single = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let many = rayon::ThreadPoolBuilder::new().num_threads(8).build().unwrap();
+        let single = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let many = rayon::ThreadPoolBuilder::new()
+            .num_threads(8)
+            .build()
+            .unwrap();
         let space = Ternary::new(10);
         let a = single.install(|| run(&space, Direction::Auto, MAX_DEPTH));
         let b = many.install(|| run(&space, Direction::Auto, MAX_DEPTH));

@@ -60,10 +60,13 @@ impl AlignedBuf {
             .checked_next_multiple_of(ALIGN)
             .expect("table buffer size overflows the address space");
         if cap == 0 {
-            return AlignedBuf { ptr: NonNull::<Line>::dangling().cast(), cap: 0 };
+            return AlignedBuf {
+                ptr: NonNull::<Line>::dangling().cast(),
+                cap: 0,
+            };
         }
-        let layout =
-            Layout::from_size_align(cap, ALIGN).expect("table buffer size overflows the address space");
+        let layout = Layout::from_size_align(cap, ALIGN)
+            .expect("table buffer size overflows the address space");
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(raw).unwrap_or_else(|| alloc::handle_alloc_error(layout));
@@ -84,7 +87,10 @@ impl Drop for AlignedBuf {
             // SAFETY: allocated in `zeroed` with exactly this size and alignment (which was
             // valid then, so `from_size_align_unchecked` is fine).
             unsafe {
-                alloc::dealloc(self.ptr.as_ptr(), Layout::from_size_align_unchecked(self.cap, ALIGN))
+                alloc::dealloc(
+                    self.ptr.as_ptr(),
+                    Layout::from_size_align_unchecked(self.cap, ALIGN),
+                )
             };
         }
     }
@@ -124,7 +130,11 @@ impl TableBytes {
     /// Takes the first `len` bytes of an owned buffer (`len <= buf.cap`).
     fn owned(buf: AlignedBuf, len: usize) -> TableBytes {
         assert!(len <= buf.cap, "table length exceeds its buffer");
-        TableBytes { ptr: buf.ptr, len, _backing: Backing::Owned(buf) }
+        TableBytes {
+            ptr: buf.ptr,
+            len,
+            _backing: Backing::Owned(buf),
+        }
     }
 
     /// The bytes `offset .. offset + len` of a map. Returns `None` if out of range.
@@ -132,7 +142,11 @@ impl TableBytes {
         let end = offset.checked_add(len)?;
         let body = map.get(offset..end)?;
         let ptr = NonNull::new(body.as_ptr().cast_mut())?;
-        Some(TableBytes { ptr, len, _backing: Backing::Mapped(map) })
+        Some(TableBytes {
+            ptr,
+            len,
+            _backing: Backing::Mapped(map),
+        })
     }
 
     /// The bytes.
@@ -183,7 +197,10 @@ impl TableBytes {
 
 impl std::fmt::Debug for TableBytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TableBytes").field("len", &self.len).field("mapped", &self.is_mapped()).finish()
+        f.debug_struct("TableBytes")
+            .field("len", &self.len)
+            .field("mapped", &self.is_mapped())
+            .finish()
     }
 }
 
@@ -265,21 +282,28 @@ impl Packed4 {
             crumb(b & 0xf) | crumb(b >> 4) << 2
         });
         let mut buf = AlignedBuf::zeroed(out_len);
-        buf.as_mut_slice()[..out_len].par_chunks_mut(PAR_BYTES).enumerate().for_each(|(c, out)| {
-            let first = c * PAR_BYTES * 2;
-            for (j, o) in out.iter_mut().enumerate() {
-                let lo = src.get(first + 2 * j).copied().unwrap_or(0);
-                let hi = src.get(first + 2 * j + 1).copied().unwrap_or(0);
-                *o = lut[lo as usize] | lut[hi as usize] << 4;
-            }
-        });
+        buf.as_mut_slice()[..out_len]
+            .par_chunks_mut(PAR_BYTES)
+            .enumerate()
+            .for_each(|(c, out)| {
+                let first = c * PAR_BYTES * 2;
+                for (j, o) in out.iter_mut().enumerate() {
+                    let lo = src.get(first + 2 * j).copied().unwrap_or(0);
+                    let hi = src.get(first + 2 * j + 1).copied().unwrap_or(0);
+                    *o = lut[lo as usize] | lut[hi as usize] << 4;
+                }
+            });
         // Our padding nibbles are zero and encode to zero, but a mapped source's need not
         // be: clear the padding so the result is canonical.
         let used = (self.entries % 4) as u32;
         if used != 0 {
             buf.as_mut_slice()[out_len - 1] &= (1u8 << (2 * used)) - 1;
         }
-        Packed2 { bytes: TableBytes::owned(buf, out_len), entries: self.entries, base }
+        Packed2 {
+            bytes: TableBytes::owned(buf, out_len),
+            entries: self.entries,
+            base,
+        }
     }
 }
 
@@ -297,7 +321,11 @@ pub struct Packed2 {
 impl Packed2 {
     /// Wraps bytes holding `entries` entries; `None` if the length is not `ceil(entries/4)`.
     pub(crate) fn from_bytes(bytes: TableBytes, entries: u64, base: u8) -> Option<Packed2> {
-        (body_len(entries, 2)? == bytes.len() as u64).then_some(Packed2 { bytes, entries, base })
+        (body_len(entries, 2)? == bytes.len() as u64).then_some(Packed2 {
+            bytes,
+            entries,
+            base,
+        })
     }
 
     /// The stored value of entry `index` (0..=3); see [`Packed2::base`] for its meaning.
@@ -370,8 +398,14 @@ impl AtomicPacked4 {
     pub fn new(entries: u64) -> AtomicPacked4 {
         let words = addressable(entries.div_ceil(16));
         let mut buf = AlignedBuf::zeroed(words.checked_mul(8).expect("table too large"));
-        buf.as_mut_slice().par_chunks_mut(PAR_BYTES).for_each(|c| c.fill(0xff));
-        AtomicPacked4 { buf, entries, words }
+        buf.as_mut_slice()
+            .par_chunks_mut(PAR_BYTES)
+            .for_each(|c| c.fill(0xff));
+        AtomicPacked4 {
+            buf,
+            entries,
+            words,
+        }
     }
 
     /// The entries as atomic words (entry `i` is nibble `i % 16` of word `i / 16`).
@@ -466,13 +500,18 @@ impl AtomicPacked4 {
         if entries % 2 == 1 {
             bytes[len - 1] &= 0x0f;
         }
-        Packed4 { bytes: TableBytes::owned(self.buf, len), entries }
+        Packed4 {
+            bytes: TableBytes::owned(self.buf, len),
+            entries,
+        }
     }
 }
 
 impl std::fmt::Debug for AtomicPacked4 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AtomicPacked4").field("entries", &self.entries).finish()
+        f.debug_struct("AtomicPacked4")
+            .field("entries", &self.entries)
+            .finish()
     }
 }
 
@@ -506,13 +545,24 @@ const CRUMB_COUNTS: [u64; 256] = {
 /// entries of `bits` bits each stored in `bytes` (sequential). `bits` is 2, 4, 8 or 32;
 /// for 2 and 4 bits the whole entry is counted (`shift` and `width` are ignored). Bytes
 /// beyond the entries' extent are ignored; a short slice just counts fewer entries.
-pub(crate) fn histogram_seq(bytes: &[u8], entries: u64, bits: u8, shift: u8, width: u8) -> [u64; BUCKETS] {
+pub(crate) fn histogram_seq(
+    bytes: &[u8],
+    entries: u64,
+    bits: u8,
+    shift: u8,
+    width: u8,
+) -> [u64; BUCKETS] {
     let mut h = [0u64; BUCKETS];
     match bits {
         2 | 4 => count_small(bytes, entries, bits, &mut h),
         _ => {
-            let mask = if width >= 32 { u32::MAX } else { (1u32 << width) - 1 };
-            let mut count = |e: u32| h[(((e >> shift.min(31)) & mask) as usize).min(BUCKETS - 1)] += 1;
+            let mask = if width >= 32 {
+                u32::MAX
+            } else {
+                (1u32 << width) - 1
+            };
+            let mut count =
+                |e: u32| h[(((e >> shift.min(31)) & mask) as usize).min(BUCKETS - 1)] += 1;
             let n = usize::try_from(entries).unwrap_or(usize::MAX);
             if bits == 8 {
                 bytes.iter().take(n).for_each(|&b| count(u32::from(b)));
@@ -530,7 +580,9 @@ pub(crate) fn histogram_seq(bytes: &[u8], entries: u64, bits: u8, shift: u8, wid
 /// [`histogram_seq`] for 2- and 4-bit entries.
 fn count_small(bytes: &[u8], entries: u64, bits: u8, h: &mut [u64; BUCKETS]) {
     let per_byte = u64::from(8 / bits);
-    let full = usize::try_from(entries / per_byte).unwrap_or(usize::MAX).min(bytes.len());
+    let full = usize::try_from(entries / per_byte)
+        .unwrap_or(usize::MAX)
+        .min(bytes.len());
     let (whole, rest) = bytes.split_at(full);
     if bits == 2 {
         // 16-bit lanes: flush before any lane can reach 2^16 (4 per byte).
@@ -541,23 +593,22 @@ fn count_small(bytes: &[u8], entries: u64, bits: u8, h: &mut [u64; BUCKETS]) {
             }
         }
     } else {
-        // Four interleaved histograms so repeated values do not serialise on one counter.
-        let mut lanes = [[0u64; 16]; 4];
+        // Count byte values (four interleaved histograms, so runs of one value do not
+        // serialise on one counter), then split each byte value into its two nibbles.
+        let mut lanes = [[0u64; 256]; 4];
         let mut quads = whole.chunks_exact(4);
         for q in &mut quads {
             for (lane, &b) in lanes.iter_mut().zip(q) {
-                lane[(b & 0xf) as usize] += 1;
-                lane[(b >> 4) as usize] += 1;
+                lane[b as usize] += 1;
             }
         }
         for &b in quads.remainder() {
-            lanes[0][(b & 0xf) as usize] += 1;
-            lanes[0][(b >> 4) as usize] += 1;
+            lanes[0][b as usize] += 1;
         }
-        for lane in lanes {
-            for (v, n) in lane.into_iter().enumerate() {
-                h[v] += n;
-            }
+        for b in 0..256 {
+            let n = lanes[0][b] + lanes[1][b] + lanes[2][b] + lanes[3][b];
+            h[b & 0xf] += n;
+            h[b >> 4] += n;
         }
     }
     // The entries of a last, partly used byte.
@@ -571,7 +622,13 @@ fn count_small(bytes: &[u8], entries: u64, bits: u8, h: &mut [u64; BUCKETS]) {
 }
 
 /// Multi-threaded [`histogram_seq`] over a whole body.
-pub(crate) fn histogram(bytes: &[u8], entries: u64, bits: u8, shift: u8, width: u8) -> [u64; BUCKETS] {
+pub(crate) fn histogram(
+    bytes: &[u8],
+    entries: u64,
+    bits: u8,
+    shift: u8,
+    width: u8,
+) -> [u64; BUCKETS] {
     // Chunks of whole bytes that also hold whole entries for every width.
     let per_chunk = (PAR_BYTES as u64 * 8) / u64::from(bits.max(1));
     bytes
@@ -632,7 +689,10 @@ mod tests {
     fn byte_layout_is_low_nibble_first_and_padding_is_zero() {
         let t = packed4(&[1, 2, 3, 4, 5]);
         assert_eq!(t.as_bytes(), &[0x21, 0x43, 0x05]);
-        assert_eq!((0..5).map(|i| t.get(i)).collect::<Vec<_>>(), vec![1, 2, 3, 4, 5]);
+        assert_eq!(
+            (0..5).map(|i| t.get(i)).collect::<Vec<_>>(),
+            vec![1, 2, 3, 4, 5]
+        );
         let two = t.to_packed2(2);
         // 1,2 -> 0; 3 -> 1; 4 -> 2; 5 -> 3.
         assert_eq!(two.as_bytes(), &[0b10_01_00_00, 0b11]);

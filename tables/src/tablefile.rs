@@ -276,12 +276,19 @@ impl TableMeta {
 
     /// The description of a 2-bit table, with its base.
     pub fn for_packed2(name: impl Into<String>, table: &Packed2) -> TableMeta {
-        TableMeta { base: table.base(), ..TableMeta::new(name, table.len(), 2) }
+        TableMeta {
+            base: table.base(),
+            ..TableMeta::new(name, table.len(), 2)
+        }
     }
 
     /// Checks everything but the name; returns the body length.
     fn check(&self, path: &Path) -> Result<u64, TableFileError> {
-        let invalid = |field, value: u64| TableFileError::InvalidHeader { path: path.to_path_buf(), field, value };
+        let invalid = |field, value: u64| TableFileError::InvalidHeader {
+            path: path.to_path_buf(),
+            field,
+            value,
+        };
         if !matches!(self.bits, 2 | 4 | 8 | 32) {
             return Err(invalid("bits", self.bits.into()));
         }
@@ -326,7 +333,8 @@ impl TableHeader {
         b[OFF_SHIFT] = m.depth_shift;
         b[OFF_WIDTH] = m.depth_width;
         let name = m.name.as_bytes();
-        b[OFF_NAME..OFF_NAME + name.len().min(NAME_LEN)].copy_from_slice(&name[..name.len().min(NAME_LEN)]);
+        b[OFF_NAME..OFF_NAME + name.len().min(NAME_LEN)]
+            .copy_from_slice(&name[..name.len().min(NAME_LEN)]);
         put_u64(&mut b, OFF_ENTRIES, m.entries);
         put_u64(&mut b, OFF_BODY_OFFSET, HEADER_LEN as u64);
         put_u64(&mut b, OFF_BODY_LEN, self.body_len);
@@ -347,23 +355,42 @@ impl TableHeader {
         let mut magic = [0u8; 8];
         magic.copy_from_slice(&b[..8]);
         if magic != MAGIC {
-            return Err(TableFileError::BadMagic { path: p(), found: magic });
+            return Err(TableFileError::BadMagic {
+                path: p(),
+                found: magic,
+            });
         }
         let version = u32::from_le_bytes([b[8], b[9], b[10], b[11]]);
         if version != FORMAT_VERSION {
-            return Err(TableFileError::UnsupportedVersion { path: p(), found: version, supported: FORMAT_VERSION });
+            return Err(TableFileError::UnsupportedVersion {
+                path: p(),
+                found: version,
+                supported: FORMAT_VERSION,
+            });
         }
         let stored = get_u64(b, OFF_HEADER_CHECKSUM);
         let computed = header_checksum(b);
         if stored != computed {
-            return Err(TableFileError::HeaderCorrupt { path: p(), stored, computed });
+            return Err(TableFileError::HeaderCorrupt {
+                path: p(),
+                stored,
+                computed,
+            });
         }
-        let invalid = |field, value| TableFileError::InvalidHeader { path: p(), field, value };
+        let invalid = |field, value| TableFileError::InvalidHeader {
+            path: p(),
+            field,
+            value,
+        };
         let raw_name = &b[OFF_NAME..OFF_NAME + NAME_LEN];
         let name_len = raw_name.iter().position(|&c| c == 0).unwrap_or(NAME_LEN);
         let name = String::from_utf8_lossy(&raw_name[..name_len]).into_owned();
         if raw_name[name_len..].iter().any(|&c| c != 0) {
-            return Err(TableFileError::BadName { path: p(), name, reason: "name field is not zero-padded" });
+            return Err(TableFileError::BadName {
+                path: p(),
+                name,
+                reason: "name field is not zero-padded",
+            });
         }
         check_name(path, &name)?;
         let meta = TableMeta {
@@ -395,7 +422,12 @@ impl TableHeader {
         if total != Some(meta.entries) {
             return Err(invalid("distribution total", total.unwrap_or(u64::MAX)));
         }
-        Ok(TableHeader { meta, body_len: found, checksum: get_u64(b, OFF_CHECKSUM), distribution })
+        Ok(TableHeader {
+            meta,
+            body_len: found,
+            checksum: get_u64(b, OFF_CHECKSUM),
+            distribution,
+        })
     }
 }
 
@@ -423,14 +455,21 @@ fn check_name(path: &Path, name: &str) -> Result<(), TableFileError> {
         "empty"
     } else if name.len() > NAME_LEN {
         "longer than 32 bytes"
-    } else if !name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')) {
+    } else if !name
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+    {
         "only A-Z a-z 0-9 _ - . are allowed"
     } else if name.starts_with('.') {
         "must not start with a dot"
     } else {
         return Ok(());
     };
-    Err(TableFileError::BadName { path: path.to_path_buf(), name: name.to_owned(), reason })
+    Err(TableFileError::BadName {
+        path: path.to_path_buf(),
+        name: name.to_owned(),
+        reason,
+    })
 }
 
 /// Checksum and distribution of a body, in parallel over [`CHECK_CHUNK`]-byte chunks.
@@ -440,8 +479,12 @@ fn scan_body(body: &[u8], meta: &TableMeta, progress: &Progress) -> (u64, [u64; 
         .par_chunks(CHECK_CHUNK)
         .enumerate()
         .map(|(i, chunk)| {
-            let n = meta.entries.saturating_sub(i as u64 * per_chunk).min(per_chunk);
-            let dist = packed::histogram_seq(chunk, n, meta.bits, meta.depth_shift, meta.depth_width);
+            let n = meta
+                .entries
+                .saturating_sub(i as u64 * per_chunk)
+                .min(per_chunk);
+            let dist =
+                packed::histogram_seq(chunk, n, meta.bits, meta.depth_shift, meta.depth_width);
             let h = hash::bytes(i as u64, chunk);
             progress.inc(chunk.len() as u64);
             (h, dist)
@@ -463,7 +506,11 @@ static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// checksum and distribution, writes `<path>.tmp.<pid>.<n>` in the same directory (the
 /// header block last), syncs it and renames it over `path`. Creates the directory if
 /// needed. Returns the header written.
-pub fn write_table(path: &Path, meta: &TableMeta, body: &[u8]) -> Result<TableHeader, TableFileError> {
+pub fn write_table(
+    path: &Path,
+    meta: &TableMeta,
+    body: &[u8],
+) -> Result<TableHeader, TableFileError> {
     check_name(path, &meta.name)?;
     let expected = meta.check(path)?;
     if body.len() as u64 != expected {
@@ -476,7 +523,12 @@ pub fn write_table(path: &Path, meta: &TableMeta, body: &[u8]) -> Result<TableHe
         });
     }
     let (checksum, distribution) = scan_body(body, meta, &Progress::hidden());
-    let header = TableHeader { meta: meta.clone(), body_len: expected, checksum, distribution };
+    let header = TableHeader {
+        meta: meta.clone(),
+        body_len: expected,
+        checksum,
+        distribution,
+    };
     let block = header.encode();
 
     let io = |p: &Path| {
@@ -484,7 +536,10 @@ pub fn write_table(path: &Path, meta: &TableMeta, body: &[u8]) -> Result<TableHe
         move |source| TableFileError::Io { path: p, source }
     };
     let file_name = path.file_name().ok_or_else(|| {
-        io(path)(io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))
+        io(path)(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a file path",
+        ))
     })?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -492,11 +547,19 @@ pub fn write_table(path: &Path, meta: &TableMeta, body: &[u8]) -> Result<TableHe
     };
     fs::create_dir_all(&dir).map_err(io(&dir))?;
     let mut tmp_name = OsString::from(file_name);
-    tmp_name.push(format!(".tmp.{}.{}", std::process::id(), TMP_COUNTER.fetch_add(1, Ordering::Relaxed)));
+    tmp_name.push(format!(
+        ".tmp.{}.{}",
+        std::process::id(),
+        TMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
     let tmp = dir.join(tmp_name);
 
     let written = (|| -> io::Result<()> {
-        let mut f = OpenOptions::new().write(true).create(true).truncate(true).open(&tmp)?;
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
         // A zero block first: until the real header lands, the file is not a valid table.
         f.write_all(&vec![0u8; HEADER_LEN])?;
         f.write_all(body)?;
@@ -539,11 +602,17 @@ impl TableFile {
     /// [`TableFile::verify`].
     pub fn open(path: impl AsRef<Path>, expected_name: &str) -> Result<TableFile, TableFileError> {
         let path = path.as_ref();
-        let io = |source| TableFileError::Io { path: path.to_path_buf(), source };
+        let io = |source| TableFileError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let mut file = File::open(path).map_err(io)?;
         let actual_len = file.metadata().map_err(io)?.len();
         if actual_len < HEADER_LEN as u64 {
-            return Err(TableFileError::TooShort { path: path.to_path_buf(), len: actual_len });
+            return Err(TableFileError::TooShort {
+                path: path.to_path_buf(),
+                len: actual_len,
+            });
         }
         let mut block = vec![0u8; HEADER_LEN];
         file.read_exact(&mut block).map_err(io)?;
@@ -557,19 +626,31 @@ impl TableFile {
         }
         // `decode` checked body_len == ceil(entries * bits / 8) without overflow, but the
         // sum with the header may still overflow for a hostile entry count.
-        let expected_len = header.body_len.checked_add(HEADER_LEN as u64).ok_or(TableFileError::InvalidHeader {
-            path: path.to_path_buf(),
-            field: "body_len",
-            value: header.body_len,
-        })?;
+        let expected_len = header.body_len.checked_add(HEADER_LEN as u64).ok_or(
+            TableFileError::InvalidHeader {
+                path: path.to_path_buf(),
+                field: "body_len",
+                value: header.body_len,
+            },
+        )?;
         if actual_len < expected_len {
-            return Err(TableFileError::Truncated { path: path.to_path_buf(), expected_len, actual_len });
+            return Err(TableFileError::Truncated {
+                path: path.to_path_buf(),
+                expected_len,
+                actual_len,
+            });
         }
         if actual_len > expected_len {
-            return Err(TableFileError::TrailingData { path: path.to_path_buf(), expected_len, actual_len });
+            return Err(TableFileError::TrailingData {
+                path: path.to_path_buf(),
+                expected_len,
+                actual_len,
+            });
         }
-        let map_len = usize::try_from(expected_len)
-            .map_err(|_| TableFileError::TooLarge { path: path.to_path_buf(), len: expected_len })?;
+        let map_len = usize::try_from(expected_len).map_err(|_| TableFileError::TooLarge {
+            path: path.to_path_buf(),
+            len: expected_len,
+        })?;
         // SAFETY: the map is read-only and this program never writes a table file in place:
         // `write_table` writes a temporary file and renames it over the old one, which
         // leaves this (old) inode untouched. The length was checked just above, so every
@@ -584,7 +665,11 @@ impl TableFile {
                 actual_len: map.len() as u64,
             });
         }
-        Ok(TableFile { path: path.to_path_buf(), header, map })
+        Ok(TableFile {
+            path: path.to_path_buf(),
+            header,
+            map,
+        })
     }
 
     /// The path the file was opened from.
@@ -654,7 +739,8 @@ impl TableFile {
         let (path, meta) = self.expect_bits(2)?;
         let bytes = self.into_bytes()?;
         let found = bytes.len() as u64;
-        Packed2::from_bytes(bytes, meta.entries, meta.base).ok_or_else(|| body_mismatch(path, &meta, found))
+        Packed2::from_bytes(bytes, meta.entries, meta.base)
+            .ok_or_else(|| body_mismatch(path, &meta, found))
     }
 
     fn expect_bits(&self, bits: u8) -> Result<(PathBuf, TableMeta), TableFileError> {
@@ -696,7 +782,11 @@ fn tables_dir_from(var: impl Fn(&str) -> Option<OsString>) -> PathBuf {
         return data.join("cubeswarm").join("tables");
     }
     if let Some(home) = set("HOME") {
-        return home.join(".local").join("share").join("cubeswarm").join("tables");
+        return home
+            .join(".local")
+            .join("share")
+            .join("cubeswarm")
+            .join("tables");
     }
     PathBuf::from("./cubeswarm-tables")
 }
@@ -747,7 +837,12 @@ mod hash {
 
     /// Hash of `data` with `seed`.
     pub(super) fn bytes(seed: u64, data: &[u8]) -> u64 {
-        let mut lanes = [seed ^ K1, seed.wrapping_add(K2), seed.rotate_left(17) ^ K3, !seed];
+        let mut lanes = [
+            seed ^ K1,
+            seed.wrapping_add(K2),
+            seed.rotate_left(17) ^ K3,
+            !seed,
+        ];
         let mut blocks = data.chunks_exact(32);
         for b in &mut blocks {
             lanes[0] = round(lanes[0], le64(b, 0));
@@ -813,7 +908,12 @@ mod tests {
     fn write_sample(dir: &Path, name: &str, entries: u64) -> PathBuf {
         let path = table_path(dir, name);
         let table = sample4(entries);
-        write_table(&path, &TableMeta::for_packed4(name, &table), table.as_bytes()).unwrap();
+        write_table(
+            &path,
+            &TableMeta::for_packed4(name, &table),
+            table.as_bytes(),
+        )
+        .unwrap();
         path
     }
 
@@ -844,13 +944,20 @@ mod tests {
         let written = write_table(&path, &meta, table.as_bytes()).unwrap();
         assert_eq!(written.meta, meta);
         assert_eq!(written.distribution[..16], table.distribution()[..]);
-        assert_eq!(fs::metadata(&path).unwrap().len(), HEADER_LEN as u64 + 500_001);
+        assert_eq!(
+            fs::metadata(&path).unwrap().len(),
+            HEADER_LEN as u64 + 500_001
+        );
 
         let file = TableFile::open(&path, "h48h0k4").unwrap();
         assert_eq!(file.header(), &written);
         assert_eq!(file.path(), path);
         file.verify().unwrap();
-        assert_eq!(file.body().as_ptr() as usize % 64, 0, "body must be cache-line aligned");
+        assert_eq!(
+            file.body().as_ptr() as usize % 64,
+            0,
+            "body must be cache-line aligned"
+        );
         let loaded = file.into_packed4().unwrap();
         assert!(loaded.is_mapped());
         assert_eq!(loaded.len(), table.len());
@@ -867,7 +974,12 @@ mod tests {
         let dir = TempDir::new("rt2");
         let two = sample4(12_345).to_packed2(9);
         let p2 = table_path(&dir.0, "h48h0k2");
-        write_table(&p2, &TableMeta::for_packed2("h48h0k2", &two), two.as_bytes()).unwrap();
+        write_table(
+            &p2,
+            &TableMeta::for_packed2("h48h0k2", &two),
+            two.as_bytes(),
+        )
+        .unwrap();
         let f = TableFile::open(&p2, "h48h0k2").unwrap();
         f.verify().unwrap();
         assert_eq!(f.header().meta.base, 9);
@@ -880,18 +992,38 @@ mod tests {
         let p8 = table_path(&dir.0, "bytes");
         let h8 = write_table(&p8, &TableMeta::new("bytes", 1000, 8), &bytes).unwrap();
         assert_eq!(h8.distribution[5], 25);
-        assert_eq!(h8.distribution[31], 9 * 25, "values 31..=39 share the last bucket");
+        assert_eq!(
+            h8.distribution[31],
+            9 * 25,
+            "values 31..=39 share the last bucket"
+        );
         TableFile::open(&p8, "bytes").unwrap().verify().unwrap();
 
-        let words: Vec<u8> = (0..3000u32).flat_map(|i| ((i % 11) << 4 | 0xabc0_0000).to_le_bytes()).collect();
+        let words: Vec<u8> = (0..3000u32)
+            .flat_map(|i| ((i % 11) << 4 | 0xabc0_0000).to_le_bytes())
+            .collect();
         let p32 = table_path(&dir.0, "cocsep");
-        let meta = TableMeta { depth_shift: 4, depth_width: 4, ..TableMeta::new("cocsep", 3000, 32) };
+        let meta = TableMeta {
+            depth_shift: 4,
+            depth_width: 4,
+            ..TableMeta::new("cocsep", 3000, 32)
+        };
         let h32 = write_table(&p32, &meta, &words).unwrap();
-        assert_eq!(h32.distribution[..11], [273, 273, 273, 273, 273, 273, 273, 273, 272, 272, 272]);
+        assert_eq!(
+            h32.distribution[..11],
+            [273, 273, 273, 273, 273, 273, 273, 273, 272, 272, 272]
+        );
         let f = TableFile::open(&p32, "cocsep").unwrap();
         f.verify().unwrap();
         assert_eq!(f.body(), &words[..]);
-        assert!(matches!(f.into_packed4(), Err(TableFileError::WrongBits { expected: 4, found: 32, .. })));
+        assert!(matches!(
+            f.into_packed4(),
+            Err(TableFileError::WrongBits {
+                expected: 4,
+                found: 32,
+                ..
+            })
+        ));
     }
 
     #[test]
@@ -899,13 +1031,25 @@ mod tests {
         let dir = TempDir::new("trunc");
         let path = write_sample(&dir.0, "t", 100_000);
         let full = fs::metadata(&path).unwrap().len();
-        for len in [full - 1, full - 4096, HEADER_LEN as u64 + 1, HEADER_LEN as u64] {
+        for len in [
+            full - 1,
+            full - 4096,
+            HEADER_LEN as u64 + 1,
+            HEADER_LEN as u64,
+        ] {
             let f = OpenOptions::new().write(true).open(&path).unwrap();
             f.set_len(len).unwrap();
             drop(f);
             match TableFile::open(&path, "t") {
-                Err(TableFileError::Truncated { path: p, expected_len, actual_len }) => {
-                    assert_eq!((p.as_path(), expected_len, actual_len), (path.as_path(), full, len));
+                Err(TableFileError::Truncated {
+                    path: p,
+                    expected_len,
+                    actual_len,
+                }) => {
+                    assert_eq!(
+                        (p.as_path(), expected_len, actual_len),
+                        (path.as_path(), full, len)
+                    );
                 }
                 other => panic!("length {len}: expected Truncated, got {other:?}"),
             }
@@ -914,7 +1058,9 @@ mod tests {
             let f = OpenOptions::new().write(true).open(&path).unwrap();
             f.set_len(len).unwrap();
             drop(f);
-            assert!(matches!(TableFile::open(&path, "t"), Err(TableFileError::TooShort { len: l, .. }) if l == len));
+            assert!(
+                matches!(TableFile::open(&path, "t"), Err(TableFileError::TooShort { len: l, .. }) if l == len)
+            );
         }
     }
 
@@ -927,7 +1073,11 @@ mod tests {
         drop(f);
         assert!(matches!(
             TableFile::open(&path, "t"),
-            Err(TableFileError::TrailingData { expected_len: 4596, actual_len: 4597, .. })
+            Err(TableFileError::TrailingData {
+                expected_len: 4596,
+                actual_len: 4597,
+                ..
+            })
         ));
     }
 
@@ -939,8 +1089,14 @@ mod tests {
             patch(&path, at, |b| b[0] ^= 0x10);
             let file = TableFile::open(&path, "t").expect("the header is intact");
             let err = file.verify().unwrap_err();
-            assert!(matches!(err, TableFileError::ChecksumMismatch { .. }), "{err:?}");
-            assert!(err.to_string().contains(&path.display().to_string()), "{err}");
+            assert!(
+                matches!(err, TableFileError::ChecksumMismatch { .. }),
+                "{err:?}"
+            );
+            assert!(
+                err.to_string().contains(&path.display().to_string()),
+                "{err}"
+            );
             patch(&path, at, |b| b[0] ^= 0x10);
             TableFile::open(&path, "t").unwrap().verify().unwrap();
         }
@@ -958,7 +1114,10 @@ mod tests {
             put_u64(h, OFF_DIST + 8, d1 + 1);
         });
         let err = TableFile::open(&path, "t").unwrap().verify().unwrap_err();
-        assert!(matches!(err, TableFileError::DistributionMismatch { value: 0, .. }), "{err:?}");
+        assert!(
+            matches!(err, TableFileError::DistributionMismatch { value: 0, .. }),
+            "{err:?}"
+        );
     }
 
     #[test]
@@ -969,51 +1128,97 @@ mod tests {
         let reset = || fs::write(&path, &pristine).unwrap();
 
         patch(&path, 0, |b| b[..8].copy_from_slice(b"GIF89a\0\0"));
-        assert!(matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::BadMagic { found, .. }) if &found == b"GIF89a\0\0"));
+        assert!(
+            matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::BadMagic { found, .. }) if &found == b"GIF89a\0\0")
+        );
         reset();
 
-        patch_sealed(&path, |h| h[OFF_VERSION..OFF_VERSION + 4].copy_from_slice(&2u32.to_le_bytes()));
+        patch_sealed(&path, |h| {
+            h[OFF_VERSION..OFF_VERSION + 4].copy_from_slice(&2u32.to_le_bytes())
+        });
         assert!(matches!(
             TableFile::open(&path, "h48h0k4"),
-            Err(TableFileError::UnsupportedVersion { found: 2, supported: 1, .. })
+            Err(TableFileError::UnsupportedVersion {
+                found: 2,
+                supported: 1,
+                ..
+            })
         ));
         reset();
 
         // Damage anywhere in the header block: entries, the name, the reserved zeros.
-        for at in [OFF_ENTRIES, OFF_NAME + 3, OFF_DIST + 40, OFF_HEADER_CHECKSUM, 4000] {
+        for at in [
+            OFF_ENTRIES,
+            OFF_NAME + 3,
+            OFF_DIST + 40,
+            OFF_HEADER_CHECKSUM,
+            4000,
+        ] {
             patch(&path, at, |b| b[0] ^= 1);
             assert!(
-                matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::HeaderCorrupt { .. })),
+                matches!(
+                    TableFile::open(&path, "h48h0k4"),
+                    Err(TableFileError::HeaderCorrupt { .. })
+                ),
                 "damage at {at} not detected"
             );
             reset();
         }
 
         let err = TableFile::open(&path, "h48h11k2").unwrap_err();
-        assert!(matches!(&err, TableFileError::WrongName { expected, found, .. } if expected == "h48h11k2" && found == "h48h0k4"));
+        assert!(
+            matches!(&err, TableFileError::WrongName { expected, found, .. } if expected == "h48h11k2" && found == "h48h0k4")
+        );
 
         patch_sealed(&path, |h| h[OFF_BITS] = 3);
-        assert!(matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::InvalidHeader { field: "bits", value: 3, .. })));
+        assert!(matches!(
+            TableFile::open(&path, "h48h0k4"),
+            Err(TableFileError::InvalidHeader {
+                field: "bits",
+                value: 3,
+                ..
+            })
+        ));
         reset();
 
         patch_sealed(&path, |h| put_u64(h, OFF_BODY_LEN, 388));
         assert!(matches!(
             TableFile::open(&path, "h48h0k4"),
-            Err(TableFileError::BodyLength { expected: 389, found: 388, .. })
+            Err(TableFileError::BodyLength {
+                expected: 389,
+                found: 388,
+                ..
+            })
         ));
         reset();
 
         // A hostile entry count whose body length would overflow.
         patch_sealed(&path, |h| put_u64(h, OFF_ENTRIES, u64::MAX));
-        assert!(matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::InvalidHeader { field: "entries", .. })));
+        assert!(matches!(
+            TableFile::open(&path, "h48h0k4"),
+            Err(TableFileError::InvalidHeader {
+                field: "entries",
+                ..
+            })
+        ));
         reset();
 
         patch_sealed(&path, |h| h[OFF_NAME..OFF_NAME + 3].copy_from_slice(b"../"));
-        assert!(matches!(TableFile::open(&path, "h48h0k4"), Err(TableFileError::BadName { .. })));
+        assert!(matches!(
+            TableFile::open(&path, "h48h0k4"),
+            Err(TableFileError::BadName { .. })
+        ));
         reset();
 
         let opened = TableFile::open(&path, "h48h0k4").unwrap();
-        assert!(matches!(opened.into_packed2(), Err(TableFileError::WrongBits { expected: 2, found: 4, .. })));
+        assert!(matches!(
+            opened.into_packed2(),
+            Err(TableFileError::WrongBits {
+                expected: 2,
+                found: 4,
+                ..
+            })
+        ));
 
         let missing = dir.0.join("nope.tbl");
         let err = TableFile::open(&missing, "nope").unwrap_err();
@@ -1030,13 +1235,24 @@ mod tests {
             (TableMeta::new("a/b", 8, 4), 4),
             (TableMeta::new("x".repeat(33), 8, 4), 4),
             (TableMeta::new("x", 8, 5), 5),
-            (TableMeta { base: 2, ..TableMeta::new("x", 8, 4) }, 4),
+            (
+                TableMeta {
+                    base: 2,
+                    ..TableMeta::new("x", 8, 4)
+                },
+                4,
+            ),
             (TableMeta::new("x", 8, 4), 5),
         ];
         for (meta, len) in cases {
             let err = write_table(&path, &meta, &vec![0; len]).unwrap_err();
             assert!(
-                matches!(err, TableFileError::BadName { .. } | TableFileError::InvalidHeader { .. } | TableFileError::BodyLength { .. }),
+                matches!(
+                    err,
+                    TableFileError::BadName { .. }
+                        | TableFileError::InvalidHeader { .. }
+                        | TableFileError::BodyLength { .. }
+                ),
                 "{meta:?}: {err:?}"
             );
         }
@@ -1052,7 +1268,11 @@ mod tests {
         let mapped = TableFile::open(&path, "t").unwrap().into_packed4().unwrap();
         let new = sample4(20_000).to_packed2(3);
         write_table(&path, &TableMeta::for_packed2("t", &new), new.as_bytes()).unwrap();
-        assert_eq!(mapped.as_bytes(), old.as_bytes(), "the old mapping still sees the old file");
+        assert_eq!(
+            mapped.as_bytes(),
+            old.as_bytes(),
+            "the old mapping still sees the old file"
+        );
         let reopened = TableFile::open(&path, "t").unwrap();
         assert_eq!(reopened.header().meta.bits, 2);
         reopened.verify().unwrap();
@@ -1072,7 +1292,10 @@ mod tests {
         c[..CHECK_CHUNK].fill(7);
         let mut d = a.clone();
         d[CHECK_CHUNK..2 * CHECK_CHUNK].fill(7);
-        assert_ne!(scan_body(&c, &meta, &Progress::hidden()).0, scan_body(&d, &meta, &Progress::hidden()).0);
+        assert_ne!(
+            scan_body(&c, &meta, &Progress::hidden()).0,
+            scan_body(&d, &meta, &Progress::hidden()).0
+        );
         // Trailing zero bytes are not invisible.
         assert_ne!(hash::bytes(0, &[1, 2, 3]), hash::bytes(0, &[1, 2, 3, 0]));
     }
@@ -1080,19 +1303,37 @@ mod tests {
     #[test]
     fn default_tables_dir_follows_env_then_xdg_then_home() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| OsString::from(v))
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| OsString::from(v))
+            }
         };
         assert_eq!(
-            tables_dir_from(env(&[("CUBESWARM_TABLES", "/t"), ("XDG_DATA_HOME", "/x"), ("HOME", "/h")])),
+            tables_dir_from(env(&[
+                ("CUBESWARM_TABLES", "/t"),
+                ("XDG_DATA_HOME", "/x"),
+                ("HOME", "/h")
+            ])),
             PathBuf::from("/t")
         );
-        assert_eq!(tables_dir_from(env(&[("CUBESWARM_TABLES", ""), ("XDG_DATA_HOME", "/x")])), PathBuf::from("/x/cubeswarm/tables"));
+        assert_eq!(
+            tables_dir_from(env(&[("CUBESWARM_TABLES", ""), ("XDG_DATA_HOME", "/x")])),
+            PathBuf::from("/x/cubeswarm/tables")
+        );
         assert_eq!(
             tables_dir_from(env(&[("XDG_DATA_HOME", "rel"), ("HOME", "/h")])),
             PathBuf::from("/h/.local/share/cubeswarm/tables")
         );
-        assert_eq!(tables_dir_from(env(&[])), PathBuf::from("./cubeswarm-tables"));
-        assert_eq!(table_path(Path::new("/t"), "h48h0k4"), PathBuf::from("/t/h48h0k4.tbl"));
+        assert_eq!(
+            tables_dir_from(env(&[])),
+            PathBuf::from("./cubeswarm-tables")
+        );
+        assert_eq!(
+            table_path(Path::new("/t"), "h48h0k4"),
+            PathBuf::from("/t/h48h0k4.tbl")
+        );
     }
 
     proptest! {
