@@ -88,7 +88,12 @@ impl<A: Coord, B: Coord> Composite<A, B> {
     /// Combines two coordinates; panics if they read the same part (a programming error,
     /// never input-dependent).
     pub fn new(a: A, b: B) -> Self {
-        assert!(!a.parts().overlaps(b.parts()), "composite of overlapping coordinates {} and {}", a.name(), b.name());
+        assert!(
+            !a.parts().overlaps(b.parts()),
+            "composite of overlapping coordinates {} and {}",
+            a.name(),
+            b.name()
+        );
         Composite { a, b }
     }
 }
@@ -171,11 +176,13 @@ impl TransformTable {
         let size = coord.size();
         let syms = symmetries();
         let mut data = vec![0u32; size as usize * nsym];
-        data.par_chunks_mut(size as usize).enumerate().for_each(|(s, row)| {
-            for (x, v) in row.iter_mut().enumerate() {
-                *v = coord.index(&syms.conjugate(&coord.to_cube(x as u32), s));
-            }
-        });
+        data.par_chunks_mut(size as usize)
+            .enumerate()
+            .for_each(|(s, row)| {
+                for (x, v) in row.iter_mut().enumerate() {
+                    *v = coord.index(&syms.conjugate(&coord.to_cube(x as u32), s));
+                }
+            });
         TransformTable { size, nsym, data }
     }
     /// Number of symmetries covered.
@@ -250,7 +257,16 @@ impl SymCoord {
                 move_sym[k * 18 + m.index()] = ttrep[y];
             }
         }
-        SymCoord { raw_size, nsym, class_of, ttrep, reps, selfsym, move_class, move_sym }
+        SymCoord {
+            raw_size,
+            nsym,
+            class_of,
+            ttrep,
+            reps,
+            selfsym,
+            move_class,
+            move_sym,
+        }
     }
 
     /// Number of classes.
@@ -316,7 +332,13 @@ impl<A: Coord, B: Coord> SymComposite<A, B> {
         let sym = SymCoord::new(&a, nsym);
         let b_moves = MoveTable::new(&b);
         let b_trans = TransformTable::new(&b, nsym);
-        SymComposite { a, b, sym, b_moves, b_trans }
+        SymComposite {
+            a,
+            b,
+            sym,
+            b_moves,
+            b_trans,
+        }
     }
 
     /// Number of values: classes · size_b.
@@ -368,6 +390,58 @@ impl<A: Coord, B: Coord> SymComposite<A, B> {
             if y != x {
                 f(y);
             }
+        }
+    }
+}
+
+impl<A: Coord, B: Coord> crate::bfs::PruneSpace for SymComposite<A, B> {
+    fn size(&self) -> u64 {
+        SymComposite::size(self)
+    }
+    fn solved(&self) -> Vec<u64> {
+        let mut v = Vec::new();
+        self.for_each_equivalent(self.index(&Cube::SOLVED), |y| v.push(y));
+        v
+    }
+    #[inline]
+    fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, mut f: F) {
+        for m in Move::ALL {
+            self.for_each_equivalent(self.apply_move(x, m), &mut f);
+        }
+    }
+    #[inline]
+    fn any_neighbour<P: FnMut(u64) -> bool>(&self, x: u64, mut pred: P) -> bool {
+        // Backward search asks "is some neighbour at depth d?". Every self-symmetric image
+        // of a neighbour has the same depth as the neighbour, so the plain neighbours are
+        // enough here.
+        Move::ALL.iter().any(|&m| pred(self.apply_move(x, m)))
+    }
+}
+
+/// A plain (not symmetry-reduced) coordinate walked with its move table, as a pruning space.
+pub struct RawSpace {
+    moves: MoveTable,
+}
+
+impl RawSpace {
+    /// Builds the move table of `coord`.
+    pub fn new<C: Coord + ?Sized>(coord: &C) -> RawSpace {
+        RawSpace {
+            moves: MoveTable::new(coord),
+        }
+    }
+}
+
+impl crate::bfs::PruneSpace for RawSpace {
+    fn size(&self) -> u64 {
+        self.moves.size() as u64
+    }
+    fn solved(&self) -> Vec<u64> {
+        vec![0]
+    }
+    fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, mut f: F) {
+        for m in Move::ALL {
+            f(self.moves.get(x as u32, m) as u64);
         }
     }
 }

@@ -76,7 +76,9 @@ pub enum CubieError {
     #[error("an edge is flipped (edge orientations sum to 1 mod 2, not 0)")]
     FlippedEdge,
     /// Corner and edge permutation parities differ.
-    #[error("parity fault: corner and edge permutations have different parity (two pieces swapped)")]
+    #[error(
+        "parity fault: corner and edge permutations have different parity (two pieces swapped)"
+    )]
     Parity,
 }
 
@@ -111,7 +113,11 @@ impl Cube {
     ) -> Result<Cube, CubieError> {
         for (i, &p) in cp.iter().enumerate() {
             if p >= 8 {
-                return Err(CubieError::OutOfRange { kind: "corner", position: i, value: p });
+                return Err(CubieError::OutOfRange {
+                    kind: "corner",
+                    position: i,
+                    value: p,
+                });
             }
             if co[i] >= 3 {
                 return Err(CubieError::OutOfRange {
@@ -123,7 +129,11 @@ impl Cube {
         }
         for (i, &p) in ep.iter().enumerate() {
             if p >= 12 {
-                return Err(CubieError::OutOfRange { kind: "edge", position: i, value: p });
+                return Err(CubieError::OutOfRange {
+                    kind: "edge",
+                    position: i,
+                    value: p,
+                });
             }
             if eo[i] >= 2 {
                 return Err(CubieError::OutOfRange {
@@ -144,10 +154,17 @@ impl Cube {
         for i in 0..8 {
             let p = self.c[i] & PIECE;
             if p >= 8 || (self.c[i] >> 4) >= 3 {
-                return Err(CubieError::OutOfRange { kind: "corner", position: i, value: self.c[i] });
+                return Err(CubieError::OutOfRange {
+                    kind: "corner",
+                    position: i,
+                    value: self.c[i],
+                });
             }
             if seen & (1 << p) != 0 {
-                return Err(CubieError::Duplicate { kind: "corner", piece: CORNER_NAMES[p as usize] });
+                return Err(CubieError::Duplicate {
+                    kind: "corner",
+                    piece: CORNER_NAMES[p as usize],
+                });
             }
             seen |= 1 << p;
         }
@@ -155,10 +172,17 @@ impl Cube {
         for i in 0..12 {
             let p = self.e[i] & PIECE;
             if p >= 12 || (self.e[i] >> 4) >= 2 {
-                return Err(CubieError::OutOfRange { kind: "edge", position: i, value: self.e[i] });
+                return Err(CubieError::OutOfRange {
+                    kind: "edge",
+                    position: i,
+                    value: self.e[i],
+                });
             }
             if seen & (1 << p) != 0 {
-                return Err(CubieError::Duplicate { kind: "edge", piece: EDGE_NAMES[p as usize] });
+                return Err(CubieError::Duplicate {
+                    kind: "edge",
+                    piece: EDGE_NAMES[p as usize],
+                });
             }
             seen |= 1 << p;
         }
@@ -301,7 +325,14 @@ impl Cube {
 
 impl std::fmt::Debug for Cube {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Cube {{ cp: {:?}, co: {:?}, ep: {:?}, eo: {:?} }}", self.cp(), self.co(), self.ep(), self.eo())
+        write!(
+            f,
+            "Cube {{ cp: {:?}, co: {:?}, ep: {:?}, eo: {:?} }}",
+            self.cp(),
+            self.co(),
+            self.ep(),
+            self.eo()
+        )
     }
 }
 

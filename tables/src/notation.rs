@@ -39,9 +39,9 @@ fn parse_token(tok: &str) -> Result<Move, &'static str> {
     let first = chars.next().ok_or("empty token")?;
     let face = match face_of(first) {
         Some(f) => f,
-        None if "urfdlbxyzMES".contains(first) => {
-            return Err("wide moves, slice moves and rotations are not supported; use face moves U R F D L B")
-        }
+        None if "urfdlbxyzMES".contains(first) => return Err(
+            "wide moves, slice moves and rotations are not supported; use face moves U R F D L B",
+        ),
         None => return Err("a move starts with one of the face letters U R F D L B"),
     };
     let rest: String = chars.collect();
@@ -69,7 +69,12 @@ pub fn parse_moves(s: &str) -> Result<Vec<Move>, NotationError> {
                 out.push(m);
                 Ok(())
             }
-            Err(reason) => Err(NotationError { token: tok.to_string(), index: *index, offset: c0, reason }),
+            Err(reason) => Err(NotationError {
+                token: tok.to_string(),
+                index: *index,
+                offset: c0,
+                reason,
+            }),
         }
     };
     for (b, ch) in s.char_indices() {

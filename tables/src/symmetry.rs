@@ -162,7 +162,12 @@ fn gcube_of(s: usize) -> GCube {
 }
 
 fn gcube_of_cube(c: &Cube) -> GCube {
-    GCube { cp: c.cp(), co: c.co(), ep: c.ep(), eo: c.eo() }
+    GCube {
+        cp: c.cp(),
+        co: c.co(),
+        ep: c.ep(),
+        eo: c.eo(),
+    }
 }
 
 impl Symmetries {
@@ -174,7 +179,10 @@ impl Symmetries {
         for a in 0..NSYM {
             for b in 0..NSYM {
                 let p = g[a].mul(&g[b]);
-                let k = g.iter().position(|x| *x == p).expect("symmetries form a group");
+                let k = g
+                    .iter()
+                    .position(|x| *x == p)
+                    .expect("symmetries form a group");
                 mult[a][b] = k as u8;
                 if k == 0 {
                     inv[a] = b as u8;
@@ -213,7 +221,9 @@ impl Symmetries {
             for m in Move::ALL {
                 // Reference path through the generalised product, independent of the fast
                 // recipe (tests compare the two).
-                let p = g[s].mul(&gcube_of_cube(&Cube::from_moves(&[m]))).mul(&g[inv[s] as usize]);
+                let p = g[s]
+                    .mul(&gcube_of_cube(&Cube::from_moves(&[m])))
+                    .mul(&g[inv[s] as usize]);
                 let k = Move::ALL
                     .iter()
                     .position(|&x| gcube_of_cube(&Cube::from_moves(&[x])) == p)
@@ -221,7 +231,12 @@ impl Symmetries {
                 conj_move[s][m.index()] = Move::ALL[k];
             }
         }
-        Symmetries { syms, mult, inv, conj_move }
+        Symmetries {
+            syms,
+            mult,
+            inv,
+            conj_move,
+        }
     }
 
     /// `S_s · c · S_s⁻¹`.
@@ -311,7 +326,11 @@ mod tests {
         for k in 0..NSYM {
             for m in Move::ALL {
                 let conj = s.conjugate(&Cube::from_moves(&[m]), k);
-                assert_eq!(conj, Cube::from_moves(&[s.conj_move[k][m.index()]]), "sym {k} move {m}");
+                assert_eq!(
+                    conj,
+                    Cube::from_moves(&[s.conj_move[k][m.index()]]),
+                    "sym {k} move {m}"
+                );
             }
             // The map on moves is a bijection that respects inverses and axes.
             let mut seen = [false; 18];

@@ -330,7 +330,9 @@ impl Coord for CornerSep {
     #[inline]
     fn index(&self, c: &Cube) -> u32 {
         // Positions holding tetrad-1 pieces, as a combination; solved = positions 1,3,4,6.
-        let mask = (0..8).fold(0u32, |m, i| m | ((TETRAD[c.corner(i) as usize] as u32) << i));
+        let mask = (0..8).fold(0u32, |m, i| {
+            m | ((TETRAD[c.corner(i) as usize] as u32) << i)
+        });
         swap_zero(comb_rank(mask, 8, 4), SOLVED_CSEP)
     }
     fn to_cube(&self, x: u32) -> Cube {

@@ -74,7 +74,12 @@ fn move_tables_agree_with_cube_moves() {
         for _ in 0..200 {
             let c = Cube::random(&mut rng);
             for m in Move::ALL {
-                assert_eq!(mt.get(coord.index(&c), m), coord.index(&c.apply_move(m)), "{} move {m}", coord.name());
+                assert_eq!(
+                    mt.get(coord.index(&c), m),
+                    coord.index(&c.apply_move(m)),
+                    "{} move {m}",
+                    coord.name()
+                );
             }
         }
     }
@@ -91,10 +96,20 @@ fn phase2_move_and_transform_tables_agree() {
             let c = random_phase2(&mut rng);
             for &m in &PHASE2_MOVES {
                 let m = Move::ALL[m];
-                assert_eq!(mt.get(coord.index(&c), m), coord.index(&c.apply_move(m)), "{} move {m}", coord.name());
+                assert_eq!(
+                    mt.get(coord.index(&c), m),
+                    coord.index(&c.apply_move(m)),
+                    "{} move {m}",
+                    coord.name()
+                );
             }
             for s in 0..NSYM_UD {
-                assert_eq!(tt.get(s, coord.index(&c)), coord.index(&syms.conjugate(&c, s)), "{} sym {s}", coord.name());
+                assert_eq!(
+                    tt.get(s, coord.index(&c)),
+                    coord.index(&syms.conjugate(&c, s)),
+                    "{} sym {s}",
+                    coord.name()
+                );
             }
         }
     }
@@ -124,7 +139,12 @@ fn transform_tables_agree_with_conjugation() {
         for _ in 0..100 {
             let c = Cube::random(&mut rng);
             for s in 0..nsym {
-                assert_eq!(tt.get(s, coord.index(&c)), coord.index(&syms.conjugate(&c, s)), "{} sym {s}", coord.name());
+                assert_eq!(
+                    tt.get(s, coord.index(&c)),
+                    coord.index(&syms.conjugate(&c, s)),
+                    "{} sym {s}",
+                    coord.name()
+                );
             }
         }
     }
@@ -141,14 +161,21 @@ fn h11_edge_coordinate_is_compatible_with_all_48_symmetries() {
         let c = Cube::random(&mut rng);
         let twin = coord.to_cube(coord.index(&c));
         for s in 0..NSYM {
-            assert_eq!(coord.index(&syms.conjugate(&c, s)), coord.index(&syms.conjugate(&twin, s)), "sym {s}");
+            assert_eq!(
+                coord.index(&syms.conjugate(&c, s)),
+                coord.index(&syms.conjugate(&twin, s)),
+                "sym {s}"
+            );
         }
     }
 }
 
 #[test]
 fn golden_class_counts() {
-    assert_eq!(SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD).classes(), 64430);
+    assert_eq!(
+        SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD).classes(),
+        64430
+    );
     assert_eq!(SymCoord::new(&CornerPerm, NSYM_UD).classes(), 2768);
     assert_eq!(SymCoord::new(&UdSliceSorted, NSYM_UD).classes(), 788);
     let cocsep = SymCoord::new(&Composite::new(Twist, CornerSep), NSYM);
@@ -162,7 +189,10 @@ fn symmetric_classes_are_closed_under_their_symmetries() {
     let syms = symmetries();
     let mut rng = SplitMix64::new(3);
     for (coord, nsym) in [
-        (Box::new(Composite::new(Flip, UdSlice)) as Box<dyn Coord>, NSYM_UD),
+        (
+            Box::new(Composite::new(Flip, UdSlice)) as Box<dyn Coord>,
+            NSYM_UD,
+        ),
         (Box::new(CornerPerm), NSYM_UD),
         (Box::new(UdSliceSorted), NSYM_UD),
         (Box::new(Composite::new(Twist, CornerSep)), NSYM),
@@ -264,4 +294,34 @@ fn random_states_are_legal_and_varied() {
         parities[c.corner_parity() as usize] += 1;
     }
     assert!(parities[0] > 400 && parities[1] > 400);
+}
+
+#[test]
+fn udslicesorted_twist_style_distribution_is_consistent() {
+    // A small sym-composite table built end to end (UDSliceSorted classes × twist,
+    // 788 · 2187 = 1,723,356 entries): every entry's depth is within one of each
+    // neighbour's, the solved entry is 0, and every entry is reached.
+    use crate::bfs::{generate, BfsOptions, PruneSpace};
+    let sc = SymComposite::new(UdSliceSorted, Twist, NSYM_UD);
+    let g = generate(
+        &sc,
+        &BfsOptions {
+            progress: false,
+            ..Default::default()
+        },
+    );
+    assert_eq!(g.unreachable, 0);
+    assert_eq!(g.distribution.iter().sum::<u64>(), sc.size());
+    assert_eq!(g.table.get(sc.index(&Cube::SOLVED)), 0);
+    let mut rng = SplitMix64::new(17);
+    for _ in 0..2000 {
+        let x = rng.below(sc.size());
+        let d = g.table.get(x) as i32;
+        sc.for_each_neighbour(x, |y| assert!((g.table.get(y) as i32 - d).abs() <= 1));
+    }
+    // The table is a true distance for real cubes: a cube 3 moves from solved is at most 3.
+    for _ in 0..200 {
+        let moves: Vec<Move> = (0..3).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+        assert!(g.table.get(sc.index(&Cube::from_moves(&moves))) <= 3);
+    }
 }
