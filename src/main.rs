@@ -1,1 +1,73 @@
-fn main() {}
+//! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
+//! library crates (`tables`, `worker`) and the command modules here.
+
+mod batch;
+mod bench_cmd;
+mod input;
+mod output;
+mod show;
+mod solve_cmd;
+mod tables_cmd;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Rubik's Cube solving: optimal (H48) and near-optimal (two-phase), one position or millions.
+#[derive(Parser)]
+#[command(name = "cubeswarm", version, about)]
+struct Cli {
+    /// Directory holding the pruning-table files [default: $CUBESWARM_TABLES, else
+    /// ~/.local/share/cubeswarm/tables].
+    #[arg(long, global = true, env = "CUBESWARM_TABLES")]
+    tables_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve a position (scramble or facelet string), or a file of them.
+    Solve(solve_cmd::SolveArgs),
+    /// Print a position as a cube net and its facelet string.
+    Show {
+        /// A scramble ("R U R' U'") or a 54-character facelet string.
+        position: String,
+        /// Plain letters even on a terminal.
+        #[arg(long)]
+        no_color: bool,
+    },
+    /// List, build or verify pruning tables.
+    Tables {
+        #[command(subcommand)]
+        action: tables_cmd::TablesAction,
+    },
+    /// Benchmarks: core operations, the optimal solver, the two-phase solver.
+    Bench {
+        #[command(subcommand)]
+        which: bench_cmd::BenchWhich,
+    },
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let dir = cli.tables_dir.clone().unwrap_or_else(tables::tablefile::default_tables_dir);
+    let result = match cli.command {
+        Command::Solve(args) => solve_cmd::run(&dir, args),
+        Command::Show { position, no_color } => show_position(&position, no_color),
+        Command::Tables { action } => tables_cmd::run(&dir, action),
+        Command::Bench { which } => bench_cmd::run(&dir, which),
+    };
+    if let Err(e) = result {
+        eprintln!("cubeswarm: error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn show_position(position: &str, no_color: bool) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    let cube = input::parse_position(position)?;
+    let color = !no_color && std::io::stdout().is_terminal();
+    print!("{}", show::render_net(&cube, color));
+    println!("{}", tables::facelet::to_facelets(&cube));
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! End-to-end tests of the `cubeswarm` binary: real processes, real table files.
+//!
+//! Tables are built once per test run into `target/test-tables` (shared with the worker
+//! crate's tests; files are written to a temporary name and renamed, so concurrent builders
+//! are safe).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn tables_dir() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target").join("test-tables");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("cubeswarm-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cubeswarm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args(args)
+        .env("CUBESWARM_TABLES", tables_dir())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cubeswarm")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn show_prints_net_and_facelets() {
+    let o = cubeswarm(&["show", "R"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"), "{out}");
+    // Not a terminal: plain letters, no escape codes.
+    assert!(!out.contains('\x1b'));
+    assert_eq!(out.lines().count(), 10);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_nonzero_exit() {
+    let o = cubeswarm(&["show", "R U Q2"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("\"Q2\"") && err.contains("token 3"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // A facelet string with a flipped edge: UF edge stickers swapped (U8 <-> F2).
+    let mut f: Vec<char> = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB".chars().collect();
+    f.swap(7, 19);
+    let s: String = f.into_iter().collect();
+    let o = cubeswarm(&["solve", "--method", "twophase", &s]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).to_lowercase().contains("flip"), "{}", stderr(&o));
+}
+
+#[test]
+fn twophase_batch_keeps_order_and_reports_bad_lines() {
+    let dir = scratch("batch");
+    let input = dir.join("in.txt");
+    let output = dir.join("out.jsonl");
+    let solved = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB";
+    let mut parity: Vec<char> = solved.chars().collect();
+    // Swap two edges' stickers wholesale (UF and UR): a single edge swap = parity fault.
+    for (a, b) in [(7usize, 5usize), (19, 10)] {
+        parity.swap(a, b);
+    }
+    let parity: String = parity.into_iter().collect();
+    let lines = [
+        "# a comment line",
+        "R U R' U' F2 D L2 B",
+        "",
+        "R U X",
+        "D2 F' L U2 R B' D F2 U L' B2 R2 D' F",
+        "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBBX",
+        &parity,
+        "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2",
+        solved,
+    ];
+    std::fs::File::create(&input).unwrap().write_all(lines.join("\n").as_bytes()).unwrap();
+    let o = cubeswarm(&[
+        "solve",
+        "--method",
+        "twophase",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&output).unwrap();
+    let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids: Vec<u64> = recs.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, vec![2, 4, 5, 6, 7, 8, 9], "one record per position line, in order");
+    let errors: Vec<bool> = recs.iter().map(|r| r.get("error").is_some()).collect();
+    assert_eq!(errors, vec![false, true, false, true, true, false, false]);
+    assert!(recs[1]["error"].as_str().unwrap().contains("\"X\""));
+    assert!(recs[4]["error"].as_str().unwrap().to_lowercase().contains("parity"));
+    for r in recs.iter().filter(|r| r.get("error").is_none()) {
+        let len = r["length"].as_u64().unwrap();
+        assert!(len <= 20);
+        // Check the solution really solves the input, through the binary's own `show`:
+        // scramble followed by solution must be the solved cube.
+        let input = r["input"].as_str().unwrap();
+        if input.len() == 54 {
+            assert_eq!(len, 0);
+            continue;
+        }
+        let both = format!("{} {}", input, r["solution"].as_str().unwrap());
+        let o = cubeswarm(&["show", &both]);
+        assert!(stdout(&o).contains(solved), "{both}");
+    }
+}
+
+#[test]
+fn optimal_solve_of_a_short_scramble() {
+    let o = cubeswarm(&["solve", "--format", "jsonl", "R U F' D2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["length"], 4);
+    assert_eq!(v["optimal"], true);
+    let both = format!("R U F' D2 {}", v["solution"].as_str().unwrap());
+    let o = cubeswarm(&["show", &both]);
+    assert!(stdout(&o).contains("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"), "{both}");
+    // A solved cube gets the empty solution.
+    let o = cubeswarm(&["solve", "--format", "jsonl", ""]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["length"], 0);
+    assert_eq!(v["solution"], "");
+}
+
+#[test]
+fn corrupt_table_file_is_refused_with_name_and_reason() {
+    let dir = scratch("corrupt");
+    // A truncated copy of a real table, and a foreign file under a table's name.
+    let src = tables_dir().join("h48h0k4.tbl");
+    if !src.exists() {
+        let o = cubeswarm(&["tables", "build", "h48h0k4"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let bytes = std::fs::read(&src).unwrap();
+    std::fs::write(dir.join("h48h0k4.tbl"), &bytes[..bytes.len() / 2]).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args(["--tables-dir", dir.to_str().unwrap(), "solve", "--table", "h48h0k4", "R U"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("h48h0k4") && err.to_lowercase().contains("truncated"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args(["--tables-dir", dir.to_str().unwrap(), "tables", "verify", "h48h0k4"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
+}
