@@ -1,0 +1,711 @@
+//! The two-phase search proper.
+//!
+//! # Directions
+//! The position is searched from six directions: conjugated by the identity, URF3 and
+//! URF3² (so that each of the three axes plays the UD axis once), and the same for the
+//! inverse position. Each direction is also searched with premoves: a position `p · c`
+//! for a quarter turn `p` of R, L, F or B, whose solutions `s` give `s + p` for `c` (a
+//! decomposition no plain direction produces). Hard positions (no solution by two levels
+//! past the first possible one) add canonical two-move premoves. Directions are
+//! interleaved by level = premoves + phase-1 depth, so every probe of a level has the
+//! same phase-2 budget, and short solutions from any direction come before long ones.
+//!
+//! # Phase 1
+//! IDA* on raw (flip, UDSlice, twist) coordinates with 16-bit move tables; the pruning
+//! index (FlipUDSlice class, conjugated twist) is computed per node. The children of a
+//! node are handled in passes so that their table reads overlap: coordinates (prefetching
+//! the class entry and two small in-cache bounds, (UDSlice, twist) and (UDSlice, flip)),
+//! then the small bounds, then the class and pruning index (prefetching the 4-bit entry),
+//! then the exact distance. With two moves left no pruning entry is read at all: the last
+//! move must be a quarter turn of R, L, F or B reaching the phase-2 group, which the raw
+//! coordinates decide (the twist alone almost always). A node inside the phase-2 group
+//! with one to four moves left is not entered: its continuations back into the group
+//! would be phase-2 moves only, ending with a phase-2 move, and a phase-1 solution ending
+//! with a phase-2 move was already examined one level earlier.
+//!
+//! # Probes and phase 2
+//! At a phase-1 solution (a probe) the position is rebuilt from the path with cached
+//! prefix cubes and rejected, cheapest test first, if the phase-2 distance of its corner
+//! permutation, of (corner permutation, slice permutation), or the phase-2 table
+//! (corner-permutation class, edge8 permutation) exceeds the remaining budget; otherwise
+//! phase-2 IDA* runs from that bound up to the budget.
+//!
+//! Move sequences are canonical in both phases and across the boundary: never the same
+//! face twice in a row, and of two opposite faces the one with the smaller index first.
+//! Nothing in the search allocates except recording a solution.
+
+use super::huge::prefetch;
+use super::tables::{TwoPhaseTables, PHASE2_MOVES};
+use super::{Stop, TwoPhaseOptions};
+use ::tables::coord::basic::{Flip, Twist, UdSlice};
+use ::tables::coord::Coord;
+use ::tables::{symmetries, Cube, Move};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Deepest path either phase can hold (`max_length` is at most 30).
+const MAX_PATH: usize = 32;
+
+/// "No previous move": index 6 of [`ALLOWED`].
+pub(crate) const NO_FACE: usize = 6;
+
+/// `ALLOWED[f]`: bit mask of the moves that may follow a move of face `f` in a canonical
+/// sequence (not face `f`, and not the opposite face when its index is smaller);
+/// `ALLOWED[6]` allows everything.
+pub(crate) const ALLOWED: [u32; 7] = {
+    let mut a = [0u32; 7];
+    let mut f = 0;
+    while f < 6 {
+        let mut mask = 0u32;
+        let mut m = 0;
+        while m < 18 {
+            let g = m / 3;
+            let forbidden = g == f || (g % 3 == f % 3 && g < f);
+            if !forbidden {
+                mask |= 1 << m;
+            }
+            m += 1;
+        }
+        a[f] = mask;
+        f += 1;
+    }
+    a[6] = (1 << 18) - 1;
+    a
+};
+
+/// Moves a phase-1 solution may end with: R, R', F, F', L, L', B, B'.
+const LAST_PHASE1: u32 =
+    (1 << 3) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 12) | (1 << 14) | (1 << 15) | (1 << 17);
+
+/// `P2_ALLOWED[f]`: [`ALLOWED`] translated to bit masks over the ten phase-2 moves.
+const P2_ALLOWED: [u16; 7] = {
+    let mut a = [0u16; 7];
+    let mut f = 0;
+    while f < 7 {
+        let mut k = 0;
+        while k < 10 {
+            if ALLOWED[f] & (1 << PHASE2_MOVES[k]) != 0 {
+                a[f] |= 1 << k;
+            }
+            k += 1;
+        }
+        f += 1;
+    }
+    a
+};
+
+/// Kociemba's permutation index (as `tables::coord::basic::perm_index`) of a permutation
+/// of `0..N`, counting the larger entries to the left of each with one popcount.
+#[inline(always)]
+fn perm_index<const N: usize>(p: [u8; N]) -> u16 {
+    let mut seen = 0u32;
+    let mut larger = [0u32; N];
+    for i in 0..N {
+        let v = u32::from(p[i] & 15);
+        larger[i] = (seen >> (v + 1)).count_ones();
+        seen |= 1 << v;
+    }
+    let mut x = 0u32;
+    for i in (1..N).rev() {
+        x = (x + larger[i]) * i as u32;
+    }
+    x as u16
+}
+
+/// Appends `m` to a move sequence, merging it with an earlier move of the same face when
+/// only moves of the opposite face (which commute with it) stand between them.
+fn push_merged(moves: &mut Vec<Move>, m: Move) {
+    for j in (0..moves.len()).rev() {
+        let prev = moves[j];
+        if prev.axis() != m.axis() {
+            break;
+        }
+        if prev.face() == m.face() {
+            let power = (prev.power() + m.power()) % 4;
+            if power == 0 {
+                moves.remove(j);
+            } else {
+                moves[j] = Move::new(m.face(), power);
+            }
+            return;
+        }
+    }
+    moves.push(m);
+}
+
+/// Budgets and the cancel flag, shared by the short search and the two-phase search.
+pub(crate) struct Limits {
+    /// When the time limit ends.
+    deadline: Option<Instant>,
+    /// Probe limit.
+    probe_limit: Option<u64>,
+    /// Cancel flag.
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// From the solve options (the clock starts now).
+    pub(crate) fn new(opts: &TwoPhaseOptions) -> Limits {
+        Limits {
+            deadline: opts.time_limit.map(|t| Instant::now() + t),
+            probe_limit: opts.probe_limit,
+            cancel: opts.cancel.clone(),
+        }
+    }
+
+    /// Whether time is up or the search was cancelled (call every few thousand nodes).
+    pub(crate) fn check(&self) -> Option<Stop> {
+        if let Some(c) = &self.cancel {
+            if c.load(Ordering::Relaxed) {
+                return Some(Stop::Cancelled);
+            }
+        }
+        match self.deadline {
+            Some(d) if Instant::now() >= d => Some(Stop::Time),
+            _ => None,
+        }
+    }
+}
+
+/// What one run found.
+pub(crate) struct Outcome {
+    /// New solutions (mapped back to the original position).
+    pub(crate) solutions: Vec<Vec<Move>>,
+    /// Nodes visited.
+    pub(crate) nodes: u64,
+    /// Probes.
+    pub(crate) probes: u64,
+    /// Why it stopped early, if it did (`Done` = enough solutions).
+    pub(crate) stop: Option<Stop>,
+}
+
+/// One of the six directions.
+#[derive(Clone, Copy)]
+struct Direction {
+    /// The position searched: the original or its inverse, conjugated by `sym`.
+    cube: Cube,
+    /// 0, 16 or 32: identity, URF3, URF3².
+    sym: usize,
+    /// Whether `cube` comes from the inverse position.
+    inverse: bool,
+    /// Root phase-1 coordinates.
+    flip: u16,
+    slice: u16,
+    twist: u16,
+    /// Exact phase-1 distance of the root.
+    h1: u8,
+    /// Moves applied before the position (in this direction's frame), appended to every
+    /// solution: `pre[..npre]`.
+    pre: [u8; 2],
+    /// Number of premoves (0..=2).
+    npre: u8,
+}
+
+/// The premoves tried: quarter turns of R, L, F and B (a phase-2 move as premove would
+/// only give solutions the plain direction finds anyway).
+const PREMOVES: [u8; 8] = [3, 5, 6, 8, 12, 14, 15, 17];
+
+/// Two-move premoves join the search this many levels after the first level at which
+/// any direction could produce a phase-1 solution.
+const TWO_PREMOVES_AFTER: u8 = 1;
+
+/// Adds the directions with `npre` premoves (0, 1 or 2) to each base position: the
+/// premove sequences are canonical and made of quarter turns of R, L, F and B only.
+fn add_directions(
+    t: &TwoPhaseTables,
+    bases: &[(Cube, usize, bool)],
+    npre: u8,
+    dirs: &mut Vec<Direction>,
+) {
+    let mut seqs: Vec<[u8; 2]> = Vec::new();
+    match npre {
+        0 => seqs.push([0, 0]),
+        1 => seqs.extend(PREMOVES.iter().map(|&p| [p, 0])),
+        _ => {
+            for &a in &PREMOVES {
+                for &b in &PREMOVES {
+                    if ALLOWED[a as usize / 3] & (1 << b) != 0 {
+                        seqs.push([a, b]);
+                    }
+                }
+            }
+        }
+    }
+    let first = dirs.len();
+    for &(base, sym, inverse) in bases {
+        for pre in &seqs {
+            // The premoves p come first: the position searched is p · base, and a
+            // solution s of it gives s + p for the base.
+            let c = pre[..npre as usize]
+                .iter()
+                .fold(Cube::SOLVED, |c, &m| c.apply_move(Move::ALL[m as usize]))
+                .compose(&base);
+            let (flip, slice, twist) = (
+                Flip.index(&c) as u16,
+                UdSlice.index(&c) as u16,
+                Twist.index(&c) as u16,
+            );
+            // The distance is read below, once every entry has been prefetched.
+            t.p1.prefetch(t.p1_index(flip, slice, twist));
+            dirs.push(Direction {
+                cube: c,
+                sym,
+                inverse,
+                flip,
+                slice,
+                twist,
+                h1: 0,
+                pre: *pre,
+                npre,
+            });
+        }
+    }
+    for d in &mut dirs[first..] {
+        d.h1 = t.p1.get(t.p1_index(d.flip, d.slice, d.twist));
+    }
+}
+
+/// Per-search mutable state; the tables are read-only.
+struct Searcher<'a> {
+    t: &'a TwoPhaseTables,
+    limits: &'a Limits,
+    /// Longest phase-1 + phase-2 length for the current direction (`max_length` less its
+    /// premove).
+    limit: u8,
+    want: usize,
+    /// Solutions already held by the caller (for distinctness), then ours.
+    known: Vec<Vec<Move>>,
+    fresh: usize,
+    dir: Direction,
+    /// Phase-1 moves (indices into `Move::ALL`).
+    path1: [u8; MAX_PATH],
+    /// Phase-2 moves.
+    path2: [u8; MAX_PATH],
+    /// `cubes[i]`: the direction's position after `path1[..i]`; valid for `i < valid`.
+    cubes: [Cube; MAX_PATH + 1],
+    valid: usize,
+    nodes: u64,
+    probes: u64,
+    /// Nodes at the last limits check.
+    next_check: u64,
+    stop: Option<Stop>,
+}
+
+/// Runs the two-phase search for up to `opts.max_solutions` solutions in total, counting
+/// those in `known` (found earlier, kept distinct from ours).
+pub(crate) fn run(
+    t: &TwoPhaseTables,
+    cube: &Cube,
+    opts: &TwoPhaseOptions,
+    limits: &Limits,
+    known: Vec<Vec<Move>>,
+) -> Outcome {
+    let syms = symmetries();
+    let inverse = cube.inverse();
+    let mut bases: Vec<(Cube, usize, bool)> = Vec::with_capacity(6);
+    for (inv, base) in [(false, cube), (true, &inverse)] {
+        for sym in [0usize, 16, 32] {
+            let c = syms.conjugate(base, sym);
+            // A symmetric position gives the same search twice: skip repeats.
+            if !bases.iter().any(|b| b.0 == c) {
+                bases.push((c, sym, inv));
+            }
+        }
+    }
+    let mut dirs: Vec<Direction> = Vec::with_capacity(54);
+    add_directions(t, &bases, 0, &mut dirs);
+    add_directions(t, &bases, 1, &mut dirs);
+    let mut two_premoves = false;
+    let want = opts.max_solutions;
+    let mut s = Searcher {
+        t,
+        limits,
+        limit: opts.max_length,
+        want,
+        fresh: known.len(),
+        known,
+        dir: dirs[0],
+        path1: [0; MAX_PATH],
+        path2: [0; MAX_PATH],
+        cubes: [Cube::SOLVED; MAX_PATH + 1],
+        valid: 0,
+        nodes: 0,
+        probes: 0,
+        next_check: 4096,
+        stop: None,
+    };
+    let easiest = dirs.iter().map(|d| d.h1 + d.npre).min().unwrap_or(0);
+    'levels: for level in 0..=opts.max_length {
+        if !two_premoves && level >= easiest + TWO_PREMOVES_AFTER {
+            // A hard position: more starting points pay off now.
+            add_directions(t, &bases, 2, &mut dirs);
+            two_premoves = true;
+        }
+        for d in &dirs {
+            let pre = d.npre;
+            if level < pre || d.h1 > level - pre {
+                continue;
+            }
+            let depth = level - pre;
+            s.dir = *d;
+            s.limit = opts.max_length - pre;
+            s.cubes[0] = d.cube;
+            s.valid = 1;
+            if depth == 0 {
+                s.probe(0, NO_FACE);
+            } else if d.h1 > 0 || depth >= 5 {
+                s.phase1(d.flip, d.slice, d.twist, 0, depth, NO_FACE);
+            }
+            if s.stop.is_some() {
+                break 'levels;
+            }
+        }
+    }
+    let solutions = s.known.split_off(s.fresh);
+    Outcome {
+        solutions,
+        nodes: s.nodes,
+        probes: s.probes,
+        stop: s.stop,
+    }
+}
+
+impl Searcher<'_> {
+    /// Phase-1 IDA* below a node at `depth` with `togo` moves left; stops when `self.stop`
+    /// is set.
+    fn phase1(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, togo: u8, last: usize) {
+        let t = self.t;
+        if togo == 1 {
+            self.phase1_last(flip, slice, twist, depth, last);
+            return;
+        }
+        if togo == 2 {
+            self.phase1_two(flip, slice, twist, depth, last);
+            return;
+        }
+        let mut mask = ALLOWED[last];
+        // Children in three passes, so that the table reads of all children overlap:
+        // coordinates (and the in-cache bound), then the class lookup, then the pruning
+        // entry. Each pass only issues loads the next one needs, prefetched.
+        let mut kids = [(0u8, 0u16, 0u16, 0u16, 0u64); 18];
+        let mut raw = [0u32; 18];
+        let mut n = 0;
+        let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
+        let mut all = 0;
+        while mask != 0 {
+            let m = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let nf = t.flip_move[fr + m];
+            let ns = t.slice_move[sr + m];
+            let nt = t.twist_move[tr + m];
+            let r = t.flipslice_raw(nf, ns);
+            prefetch(&t.fsym, r as usize);
+            t.p1_cheap_prefetch(nf, ns, nt);
+            kids[all] = (m as u8, nf, ns, nt, 0);
+            raw[all] = r;
+            all += 1;
+        }
+        self.nodes += all as u64;
+        for i in 0..all {
+            let (_, nf, ns, nt, _) = kids[i];
+            kids[n] = kids[i];
+            raw[n] = raw[i];
+            n += usize::from(t.p1_cheap(nf, ns, nt) < togo);
+        }
+        for (kid, &r) in kids[..n].iter_mut().zip(&raw) {
+            let idx = t.p1_index_raw(r, kid.3);
+            t.p1.prefetch(idx);
+            kid.4 = idx;
+        }
+        for &(m, nf, ns, nt, idx) in &kids[..n] {
+            let h = t.p1.get(idx);
+            if h >= togo {
+                continue;
+            }
+            let left = togo - 1;
+            // In the phase-2 group with 1..=4 moves left: every continuation back into
+            // the group would be phase-2 moves only, ending with a phase-2 move.
+            if h == 0 && (1..5).contains(&left) {
+                continue;
+            }
+            self.path1[depth] = m;
+            if self.valid > depth + 1 {
+                self.valid = depth + 1;
+            }
+            self.phase1(nf, ns, nt, depth + 1, left, m as usize / 3);
+            if self.stop.is_some() {
+                return;
+            }
+        }
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + 4096;
+            if let Some(stop) = self.limits.check() {
+                self.stop = Some(stop);
+            }
+        }
+    }
+
+    /// Two phase-1 moves left: instead of looking up the distance of each child, look
+    /// at its children directly (the second move must be a quarter turn of R, L, F or B
+    /// reaching the phase-2 group, which the twist alone usually rules out: one row of
+    /// the twist move table, already in cache).
+    fn phase1_two(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, last: usize) {
+        let t = self.t;
+        let mut mask = ALLOWED[last];
+        let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
+        while mask != 0 {
+            let m = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let nt = t.twist_move[tr + m];
+            let row = &t.twist_move[nt as usize * 18..nt as usize * 18 + 18];
+            let mut quarters = ALLOWED[m / 3] & LAST_PHASE1;
+            let mut any = false;
+            while quarters != 0 {
+                let q = quarters.trailing_zeros() as usize;
+                quarters &= quarters - 1;
+                any |= row[q] == 0;
+            }
+            if !any {
+                continue;
+            }
+            self.nodes += 1;
+            self.path1[depth] = m as u8;
+            if self.valid > depth + 1 {
+                self.valid = depth + 1;
+            }
+            self.phase1_last(
+                t.flip_move[fr + m],
+                t.slice_move[sr + m],
+                nt,
+                depth + 1,
+                m / 3,
+            );
+            if self.stop.is_some() {
+                return;
+            }
+        }
+    }
+
+    /// The last phase-1 move: the child must be in the phase-2 group, which the raw
+    /// coordinates tell without a table lookup (flip 0, twist 0, slice edges in the slice).
+    fn phase1_last(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, last: usize) {
+        let t = self.t;
+        let mut mask = ALLOWED[last] & LAST_PHASE1;
+        let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
+        while mask != 0 {
+            let m = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            self.nodes += 1;
+            if t.flip_move[fr + m] != 0 || t.twist_move[tr + m] != 0 || t.slice_move[sr + m] != 0 {
+                continue;
+            }
+            self.path1[depth] = m as u8;
+            if self.valid > depth + 1 {
+                self.valid = depth + 1;
+            }
+            self.probe(depth + 1, m / 3);
+            if self.stop.is_some() {
+                return;
+            }
+        }
+    }
+
+    /// A phase-1 solution of `len` moves whose last move turned face `last`: try to finish
+    /// it with phase 2 within the budget.
+    fn probe(&mut self, len: usize, last: usize) {
+        self.probes += 1;
+        if let Some(limit) = self.limits.probe_limit {
+            if self.probes > limit {
+                self.stop = Some(Stop::Probes);
+                return;
+            }
+        }
+        let t = self.t;
+        let budget = self.limit - len as u8;
+        while self.valid <= len {
+            let i = self.valid;
+            self.cubes[i] = self.cubes[i - 1].apply_move(Move::ALL[self.path1[i - 1] as usize]);
+            self.valid += 1;
+        }
+        let c = self.cubes[len];
+        let cp = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.corner(i)));
+        let s4 = perm_index(std::array::from_fn::<u8, 4, _>(|i| c.edge(8 + i) & 3)) as u8;
+        let cs = t.cpsym[cp as usize];
+        if t.cp_dist[(cs >> 4) as usize] > budget {
+            return;
+        }
+        let hc = t.cs_prune[t.cs_index(cs, s4)];
+        if hc > budget {
+            return;
+        }
+        let e8 = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.edge(i)));
+        let h = hc.max(t.p2.get(t.p2_index_sym(cs, e8)));
+        if h > budget {
+            return;
+        }
+        if h == 0 {
+            self.record(len, 0);
+            return;
+        }
+        for togo in h..=budget {
+            if self.phase2(cp, e8, s4, len, 0, togo, last) || self.stop.is_some() {
+                return;
+            }
+        }
+    }
+
+    /// Phase-2 IDA* with `togo` moves left; returns whether a solution was recorded.
+    #[allow(clippy::too_many_arguments)]
+    fn phase2(
+        &mut self,
+        cp: u16,
+        e8: u16,
+        s4: u8,
+        len1: usize,
+        depth: usize,
+        togo: u8,
+        last: usize,
+    ) -> bool {
+        let t = self.t;
+        let mut mask = P2_ALLOWED[last];
+        let (cr, er, sr) = (cp as usize * 10, e8 as usize * 10, s4 as usize * 10);
+        while mask != 0 {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            self.nodes += 1;
+            let ncp = t.cp_move[cr + k];
+            let ns4 = t.s4_move[sr + k];
+            let cs = t.cpsym[ncp as usize];
+            if t.cs_prune[t.cs_index(cs, ns4)] >= togo {
+                continue;
+            }
+            let ne8 = t.e8_move[er + k];
+            if t.p2.get(t.p2_index_sym(cs, ne8)) >= togo {
+                continue;
+            }
+            let m = PHASE2_MOVES[k];
+            self.path2[depth] = m;
+            if togo == 1 {
+                // Both distances are 0: solved.
+                if self.record(len1, depth + 1) {
+                    return true;
+                }
+                continue;
+            }
+            if self.phase2(ncp, ne8, ns4, len1, depth + 1, togo - 1, m as usize / 3) {
+                return true;
+            }
+            if self.stop.is_some() {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// Records `path1[..len1] + path2[..len2]` mapped back to the original position, if
+    /// new; returns whether it was new. Sets `stop` when enough solutions are known.
+    fn record(&mut self, len1: usize, len2: usize) -> bool {
+        let syms = symmetries();
+        let back = syms.inv[self.dir.sym] as usize;
+        let mut moves: Vec<Move> = Vec::with_capacity(len1 + len2 + 1);
+        let pre = &self.dir.pre[..self.dir.npre as usize];
+        for &m in self.path1[..len1]
+            .iter()
+            .chain(&self.path2[..len2])
+            .chain(pre)
+        {
+            push_merged(&mut moves, syms.conj_move[back][m as usize]);
+        }
+        if self.dir.inverse {
+            moves = moves.iter().rev().map(|m| m.inverse()).collect();
+        }
+        if self.known.contains(&moves) {
+            return false;
+        }
+        self.known.push(moves);
+        if self.known.len() >= self.want {
+            self.stop = Some(Stop::Done);
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::tables::coord::basic::{CornerPerm, Edge8Perm, Slice4Perm};
+    use ::tables::parse_moves;
+
+    #[test]
+    fn canonical_masks() {
+        // After R: not R again; L may follow R (R before L), but R may not follow L.
+        let r = 1;
+        let l = 4;
+        assert_eq!(ALLOWED[r] & (7 << (3 * r)), 0);
+        assert_ne!(ALLOWED[r] & (7 << (3 * l)), 0);
+        assert_eq!(ALLOWED[l] & (7 << (3 * r)), 0);
+        assert_eq!(ALLOWED[NO_FACE].count_ones(), 18);
+        // Phase 2 after a quarter turn of R: U, D and every half turn but R2.
+        assert_eq!(P2_ALLOWED[r].count_ones(), 9);
+        assert_eq!(LAST_PHASE1.count_ones(), 8);
+    }
+
+    /// The phase-1 rule "a node in the phase-2 group with 1..=4 moves left is not entered"
+    /// is exact: no canonical sequence of 1 to 4 moves ending with a quarter turn of R, L,
+    /// F or B maps the phase-2 group to itself (it would be an element of the group).
+    #[test]
+    fn no_short_excursion_returns_to_the_phase2_group() {
+        fn walk(c: Cube, len: usize, last: usize, seq: &mut Vec<usize>) {
+            if !seq.is_empty() && LAST_PHASE1 & (1 << seq[seq.len() - 1]) != 0 {
+                let in_h = Flip.index(&c) == 0 && Twist.index(&c) == 0 && UdSlice.index(&c) == 0;
+                assert!(!in_h, "{seq:?} stays in the phase-2 group");
+            }
+            if seq.len() == len {
+                return;
+            }
+            let mut mask = ALLOWED[last];
+            while mask != 0 {
+                let m = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                seq.push(m);
+                walk(c.apply_move(Move::ALL[m]), len, m / 3, seq);
+                seq.pop();
+            }
+        }
+        walk(Cube::SOLVED, 4, NO_FACE, &mut Vec::new());
+    }
+
+    #[test]
+    fn fast_permutation_indices_agree_with_the_coordinates() {
+        let mut rng = ::tables::SplitMix64::new(5);
+        for _ in 0..2000 {
+            let c = Cube::random(&mut rng);
+            let cp = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.corner(i)));
+            assert_eq!(u32::from(cp), CornerPerm.index(&c));
+            // Phase-2 positions for the edge coordinates.
+            let d = Cube::from_moves(
+                &(0..20)
+                    .map(|_| Move::ALL[PHASE2_MOVES[rng.below(10) as usize] as usize])
+                    .collect::<Vec<_>>(),
+            );
+            let e8 = perm_index(std::array::from_fn::<u8, 8, _>(|i| d.edge(i)));
+            assert_eq!(u32::from(e8), Edge8Perm.index(&d));
+            let s4 = perm_index(std::array::from_fn::<u8, 4, _>(|i| d.edge(8 + i) & 3));
+            assert_eq!(u32::from(s4), Slice4Perm.index(&d));
+        }
+    }
+
+    #[test]
+    fn merging_moves() {
+        let mut m = parse_moves("F R L").unwrap();
+        push_merged(&mut m, parse_moves("R").unwrap()[0]);
+        assert_eq!(m, parse_moves("F R2 L").unwrap());
+        push_merged(&mut m, parse_moves("L'").unwrap()[0]);
+        assert_eq!(m, parse_moves("F R2").unwrap());
+        push_merged(&mut m, parse_moves("R2").unwrap()[0]);
+        assert_eq!(m, parse_moves("F").unwrap());
+        push_merged(&mut m, parse_moves("U").unwrap()[0]);
+        assert_eq!(m, parse_moves("F U").unwrap());
+    }
+}
