@@ -152,6 +152,8 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
         let o = cubeswarm(&["tables", "build", "h48h0k4"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
+    // The corner table it also needs is intact.
+    std::fs::copy(tables_dir().join("cocsep.tbl"), dir.join("cocsep.tbl")).unwrap();
     let bytes = std::fs::read(&src).unwrap();
     std::fs::write(dir.join("h48h0k4.tbl"), &bytes[..bytes.len() / 2]).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))

@@ -1,0 +1,193 @@
+//! The H48 optimal solver (seed 001): IDA* over the H48 pruning tables.
+//!
+//! # Layout
+//! - [`coords`]: the H48 coordinates computed fast (SIMD) for the inner loop.
+//! - [`cocsep`]: the corner table (class, transformation to representative, corner
+//!   distance in one word per raw corner value).
+//! - [`tables`](mod@tables): table names and sizes, building (`h48h0k4` with the generic
+//!   generator, `h48hNk2` with [`gen_k2`]) and opening.
+//! - [`search`](mod@search): the search primitive, `search(position, prefix, depth,
+//!   max_solutions, cancel)`, with every refinement of the seed (inverse estimate,
+//!   tight bounds, NISS-style switching with premoves, lookup reuse, prefetching).
+//! - [`solve`](mod@solve): iterative deepening over the primitive, split into move-prefix
+//!   subtrees on a rayon pool, with options (solution count, lengths, threads, time limit,
+//!   cancellation).
+//! - [`bench`]: the `bench optimal` measurement.
+//!
+//! [`H48Solver`] holds the mapped tables behind an `Arc`: clone it freely and solve many
+//! positions from many threads against one copy of the tables.
+
+pub mod bench;
+pub mod cocsep;
+pub mod coords;
+mod error;
+pub mod gen_k2;
+pub mod search;
+pub mod solve;
+pub mod tables;
+
+pub use self::error::H48Error;
+pub use self::solve::{OptimalOptions, OptimalResult};
+pub use self::tables::{
+    build_table, largest_available, table_info, table_names, TableInfo, TableKind,
+};
+
+use self::cocsep::Cocsep;
+use self::coords::Coords;
+use self::search::{Found, K2WithH0, Pruner};
+use ::tables::packed::{Packed2, Packed4};
+use ::tables::{Cube, Move};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// What one call of the search primitive found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// Solutions of exactly the asked depth beginning with the prefix (each verified).
+    pub solutions: Vec<Vec<Move>>,
+    /// Positions generated.
+    pub nodes: u64,
+    /// Main-table lookups.
+    pub lookups: u64,
+    /// Whether the whole subtree was searched (false when cancelled or when
+    /// `max_solutions` were found first).
+    pub exhausted: bool,
+    /// Solutions dropped because they failed verification: always 0 unless there is a
+    /// bug (then [`H48Solver::solve`] reports [`H48Error::Internal`]).
+    pub invalid: u64,
+}
+
+impl From<Found> for SearchOutcome {
+    fn from(f: Found) -> Self {
+        SearchOutcome {
+            solutions: f.solutions,
+            nodes: f.nodes,
+            lookups: f.lookups,
+            exhausted: f.exhausted,
+            invalid: f.invalid,
+        }
+    }
+}
+
+/// The tables of one solver, by main-table width.
+enum Inner {
+    /// A 4-bit main table.
+    K4(Pruner<Packed4>),
+    /// A 2-bit main table.
+    K2(Pruner<Packed2>),
+    /// A 2-bit main table with h48h0k4 as its fallback.
+    K2H0(Pruner<K2WithH0>),
+}
+
+macro_rules! dispatch {
+    ($inner:expr, $p:ident => $e:expr) => {
+        match $inner {
+            Inner::K4($p) => $e,
+            Inner::K2($p) => $e,
+            Inner::K2H0($p) => $e,
+        }
+    };
+}
+
+/// An H48 solver over one mapped table: `Send + Sync`, cheap to clone and share.
+#[derive(Clone)]
+pub struct H48Solver {
+    /// The tables (shared by every clone).
+    inner: Arc<Inner>,
+    /// The main table's name.
+    name: Arc<str>,
+}
+
+impl std::fmt::Debug for H48Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("H48Solver")
+            .field("table", &self.name)
+            .finish()
+    }
+}
+
+impl H48Solver {
+    /// Opens `cocsep` and the main table `table` (for example `h48h3k2`) from `dir`,
+    /// checking both headers. For h48hNk2 with N >= 1, h48h0k4 is also mapped when `dir`
+    /// has it: entries "at most the base" then fall back on it instead of the corner bound
+    /// (much stronger; [`build_table`] always builds it).
+    pub fn open(dir: &Path, table: &str) -> Result<Self, H48Error> {
+        let kind = TableKind::parse(table).ok_or_else(|| H48Error::UnknownTable(table.into()))?;
+        let TableKind::H48 { eo_bits, bits } = kind else {
+            return Err(H48Error::UnknownTable(table.into()));
+        };
+        let cocsep = Cocsep::open(dir)?;
+        let coords = Coords::new();
+        let inner = if bits == 4 {
+            Inner::K4(Pruner {
+                coords,
+                cocsep,
+                table: self::tables::open_k4(dir, table)?,
+                eo_bits: eo_bits.into(),
+            })
+        } else {
+            let k2 = self::tables::open_k2(dir, table)?;
+            let h0_path = ::tables::tablefile::table_path(dir, "h48h0k4");
+            if eo_bits > 0 && h0_path.exists() {
+                Inner::K2H0(Pruner {
+                    coords,
+                    cocsep,
+                    table: K2WithH0 {
+                        k2,
+                        h0: self::tables::open_k4(dir, "h48h0k4")?,
+                        shift: eo_bits.into(),
+                    },
+                    eo_bits: eo_bits.into(),
+                })
+            } else {
+                Inner::K2(Pruner {
+                    coords,
+                    cocsep,
+                    table: k2,
+                    eo_bits: eo_bits.into(),
+                })
+            }
+        };
+        Ok(H48Solver {
+            inner: Arc::new(inner),
+            name: table.into(),
+        })
+    }
+
+    /// The main table's name.
+    pub fn table_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The search primitive: up to `max_solutions` solutions of exactly `depth` moves
+    /// that begin with `prefix` (canonical sequences only). `cube` must be legal
+    /// (see [`Cube::check`]); `cancel` is polled every few thousand nodes.
+    pub fn search(
+        &self,
+        cube: &Cube,
+        prefix: &[Move],
+        depth: u8,
+        max_solutions: usize,
+        cancel: &AtomicBool,
+    ) -> SearchOutcome {
+        dispatch!(&*self.inner, p => search::search(p, cube, prefix, depth, max_solutions, cancel).into())
+    }
+
+    /// Solves `cube` optimally (or as `opts` say); refuses illegal positions first.
+    pub fn solve(&self, cube: &Cube, opts: &OptimalOptions) -> Result<OptimalResult, H48Error> {
+        solve::solve(self, cube, opts)
+    }
+
+    /// A lower bound on the distance of `cube`: the larger of its and its inverse's
+    /// estimates. `cube` must be legal.
+    pub fn lower_bound(&self, cube: &Cube) -> u8 {
+        let inv = cube.inverse();
+        dispatch!(&*self.inner, p => p.estimate(cube).max(p.estimate(&inv)))
+    }
+
+    /// The main-table index of `cube` (for tests and tools).
+    pub fn table_index(&self, cube: &Cube) -> u64 {
+        dispatch!(&*self.inner, p => p.table_index(cube))
+    }
+}

@@ -1,0 +1,324 @@
+//! The H48 tables: names, sizes, building and opening.
+//!
+//! - `cocsep`: the corner table ([`super::cocsep`]).
+//! - `h48h0k4`: 4-bit distances of the h0 coordinate (3393 · 34650 entries), built with
+//!   the generic BFS generator of `tables` over the sym-composite coordinate
+//!   (cocsep class, edge separation).
+//! - `h48hNk2`, N = 0..=11: 2-bit tables (Rokicki's base scheme) of the coordinate with
+//!   the orientation of the edges at positions `0..N` (of the position transformed to its
+//!   class representative) appended: `((class · 34650 + esep) << N) | eo`. Each entry is
+//!   the least distance, to the H48 target with all edges oriented, among the positions
+//!   it stands for ([`super::gen_k2`]). h0k2 is h0k4 with a base.
+
+use super::cocsep::{self, Cocsep};
+use super::coords::ESEP;
+use super::error::H48Error;
+use super::gen_k2;
+use std::path::Path;
+use tables::bfs::{self, BfsOptions, Direction};
+use tables::coord::basic::{CornerSep, EdgeSep, Twist};
+use tables::coord::{Composite, SymComposite};
+use tables::packed::{Packed2, Packed4};
+use tables::tablefile::{self, TableFile, TableMeta};
+
+/// Which table a name denotes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableKind {
+    /// The corner table.
+    Cocsep,
+    /// `h48h{eo_bits}k{bits}`.
+    H48 {
+        /// Edge-orientation bits N (0..=11).
+        eo_bits: u8,
+        /// Bits per entry: 4 (only N = 0) or 2.
+        bits: u8,
+    },
+}
+
+impl TableKind {
+    /// Parses `cocsep`, `h48h0k4` or `h48hNk2` (N = 0..=11).
+    pub fn parse(name: &str) -> Option<TableKind> {
+        if name == cocsep::NAME {
+            return Some(TableKind::Cocsep);
+        }
+        let rest = name.strip_prefix("h48h")?;
+        let (n, k) = rest.split_once('k')?;
+        let eo_bits: u8 = n.parse().ok()?;
+        if n.len() > 2 || (n.len() == 2 && n.starts_with('0')) || eo_bits > 11 {
+            return None;
+        }
+        match (k, eo_bits) {
+            ("4", 0) => Some(TableKind::H48 { eo_bits, bits: 4 }),
+            ("2", _) => Some(TableKind::H48 { eo_bits, bits: 2 }),
+            _ => None,
+        }
+    }
+
+    /// Number of entries.
+    pub fn entries(self) -> u64 {
+        match self {
+            TableKind::Cocsep => super::coords::COCSEP_RAW as u64,
+            TableKind::H48 { eo_bits, .. } => (cocsep::CLASSES as u64 * ESEP as u64) << eo_bits,
+        }
+    }
+
+    /// Bits per entry.
+    pub fn bits(self) -> u8 {
+        match self {
+            TableKind::Cocsep => 32,
+            TableKind::H48 { bits, .. } => bits,
+        }
+    }
+}
+
+/// Size and cost of a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableInfo {
+    /// Number of entries.
+    pub entries: u64,
+    /// Size of the table body in bytes (memory needed to use it).
+    pub bytes: u64,
+    /// Peak memory needed to build it, in bytes.
+    pub build_memory: u64,
+}
+
+/// Every table name, smallest first within each kind.
+pub fn table_names() -> Vec<String> {
+    let mut v = vec![cocsep::NAME.to_string(), "h48h0k4".to_string()];
+    v.extend((0..=11).map(|n| format!("h48h{n}k2")));
+    v
+}
+
+/// Size and build memory of a table, `None` for an unknown name.
+pub fn table_info(name: &str) -> Option<TableInfo> {
+    let kind = TableKind::parse(name)?;
+    let entries = kind.entries();
+    let bytes = tablefile::HEADER_LEN as u64 + entries * kind.bits() as u64 / 8;
+    let h0 = TableKind::H48 {
+        eo_bits: 0,
+        bits: 4,
+    }
+    .entries();
+    let build_memory = match kind {
+        TableKind::Cocsep => 64 << 20,
+        TableKind::H48 { eo_bits: 0, .. } => h0 / 2 + (64 << 20),
+        TableKind::H48 { eo_bits, .. } => gen_k2::build_memory(eo_bits),
+    };
+    Some(TableInfo {
+        entries,
+        bytes,
+        build_memory,
+    })
+}
+
+/// The H48 names whose files exist in `dir`, and that this machine could use.
+pub fn largest_available(dir: &Path) -> Option<String> {
+    let mut best: Option<(u64, String)> = None;
+    if !tablefile::table_path(dir, cocsep::NAME).exists() {
+        return None;
+    }
+    for name in table_names().into_iter().skip(1) {
+        if tablefile::table_path(dir, &name).exists() {
+            let size = table_info(&name).map_or(0, |i| i.entries);
+            // Among equal sizes (h0k4 vs h0k2) prefer the exact 4-bit table.
+            if !matches!(&best, Some((s, _)) if size <= *s) {
+                best = Some((size, name));
+            }
+        }
+    }
+    best.map(|(_, n)| n)
+}
+
+/// Available memory (MemAvailable of /proc/meminfo), if known.
+pub fn available_memory() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = s.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The sym-composite h0 coordinate as `tables` defines it (class · 34650 + esep).
+pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
+    SymComposite::new(Composite::new(Twist, CornerSep), EdgeSep, 48)
+}
+
+/// Builds table `name` in `dir`, and the tables it depends on if missing (cocsep for all,
+/// h0k4 for h0k2).
+pub fn build_table(dir: &Path, name: &str, progress: bool) -> Result<(), H48Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+    if let (Some(info), Some(avail)) = (table_info(name), available_memory()) {
+        if info.build_memory > avail {
+            return Err(H48Error::NotEnoughMemory {
+                name: name.into(),
+                needed: info.build_memory,
+                available: avail,
+            });
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|source| H48Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let exists = |n: &str| tablefile::table_path(dir, n).exists();
+    match kind {
+        TableKind::Cocsep => build_cocsep(dir),
+        TableKind::H48 {
+            eo_bits: 0,
+            bits: 4,
+        } => {
+            if !exists(cocsep::NAME) {
+                build_cocsep(dir)?;
+            }
+            build_h0k4(dir, progress)
+        }
+        TableKind::H48 { eo_bits, bits: _ } => {
+            if !exists(cocsep::NAME) {
+                build_cocsep(dir)?;
+            }
+            // h0k4 is the source of h0k2 and the fallback of the other k2 tables.
+            if !exists("h48h0k4") {
+                build_h0k4(dir, progress)?;
+            }
+            if eo_bits == 0 {
+                let h0 = open_k4(dir, "h48h0k4")?;
+                write_k2(dir, name, &h0.to_packed2(gen_k2::BASES[0]))
+            } else {
+                let cocsep = Cocsep::open(dir)?;
+                gen_k2::generate(
+                    dir,
+                    name,
+                    eo_bits,
+                    gen_k2::BASES[eo_bits as usize],
+                    &cocsep,
+                    progress,
+                )
+            }
+        }
+    }
+}
+
+fn build_cocsep(dir: &Path) -> Result<(), H48Error> {
+    Cocsep::compute(&cocsep::sym_coord()).write(dir)
+}
+
+/// Generates h48h0k4 with the generic generator (forward, then backward levels).
+fn build_h0k4(dir: &Path, progress: bool) -> Result<(), H48Error> {
+    let space = h0_space();
+    let g = bfs::generate(
+        &space,
+        &BfsOptions {
+            name: "h48h0k4".into(),
+            max_depth: bfs::MAX_DEPTH,
+            progress,
+            direction: Direction::Auto,
+        },
+    );
+    let meta = TableMeta::for_packed4("h48h0k4", &g.table);
+    tablefile::write_table(
+        &tablefile::table_path(dir, "h48h0k4"),
+        &meta,
+        g.table.as_bytes(),
+    )?;
+    Ok(())
+}
+
+fn write_k2(dir: &Path, name: &str, t: &Packed2) -> Result<(), H48Error> {
+    let meta = TableMeta::for_packed2(name, t);
+    tablefile::write_table(&tablefile::table_path(dir, name), &meta, t.as_bytes())?;
+    Ok(())
+}
+
+/// The base that maximises the mean bound of a 2-bit table made from distribution
+/// `dist` (entries at or below the base count as their corner bound, estimated as
+/// 6, a typical corner distance).
+pub fn best_base(dist: &[u64]) -> u8 {
+    let fallback = 6.0;
+    (1u8..12)
+        .max_by(|&a, &b| {
+            let score = |base: u8| -> f64 {
+                dist.iter()
+                    .enumerate()
+                    .map(|(v, &n)| {
+                        let v = v as u8;
+                        let bound = if v <= base {
+                            fallback
+                        } else {
+                            v.min(base + 3) as f64
+                        };
+                        bound * n as f64
+                    })
+                    .sum()
+            };
+            score(a).total_cmp(&score(b))
+        })
+        .unwrap_or(8)
+}
+
+fn check_path(dir: &Path, name: &str) -> Result<std::path::PathBuf, H48Error> {
+    let path = tablefile::table_path(dir, name);
+    if !path.exists() {
+        return Err(H48Error::TableNotFound {
+            name: name.into(),
+            dir: dir.to_path_buf(),
+        });
+    }
+    Ok(path)
+}
+
+fn check_entries(name: &str, kind: TableKind, found: u64) -> Result<(), H48Error> {
+    if found != kind.entries() {
+        return Err(H48Error::BadTable {
+            name: name.into(),
+            reason: format!("{found} entries, expected {}", kind.entries()),
+        });
+    }
+    Ok(())
+}
+
+/// Opens a 4-bit H48 table (mapped, header checked).
+pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, H48Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+    let t = TableFile::open(check_path(dir, name)?, name)?.into_packed4()?;
+    check_entries(name, kind, t.len())?;
+    Ok(t)
+}
+
+/// Opens a 2-bit H48 table (mapped, header checked).
+pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, H48Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+    let t = TableFile::open(check_path(dir, name)?, name)?.into_packed2()?;
+    check_entries(name, kind, t.len())?;
+    if t.base() == 0 || t.base() > 12 {
+        return Err(H48Error::BadTable {
+            name: name.into(),
+            reason: format!("base {} out of range", t.base()),
+        });
+    }
+    Ok(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse() {
+        for n in table_names() {
+            assert!(TableKind::parse(&n).is_some(), "{n}");
+            assert!(table_info(&n).is_some());
+        }
+        for bad in [
+            "h48h1k4", "h48h12k2", "h48h01k2", "h48h", "h48h3k", "x", "h48h3k2x",
+        ] {
+            assert_eq!(TableKind::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            TableKind::parse("h48h0k4").map(|k| k.entries()),
+            Some(117_567_450)
+        );
+        assert_eq!(
+            table_info("h48h3k2").map(|i| i.bytes),
+            Some(4096 + 117_567_450 * 8 / 4)
+        );
+    }
+}

@@ -1,0 +1,38 @@
+//! Shared helpers of the H48 integration tests: the cached test tables.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+use worker::h48::{build_table, H48Solver};
+
+/// `<workspace>/target/test-tables`: tables built once per checkout and reused by every
+/// test run (files are written to a temporary name and renamed, so concurrent test
+/// binaries are safe).
+pub fn tables_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("target")
+        .join("test-tables")
+}
+
+/// Builds `name` in [`tables_dir`] unless it is there already (once per process).
+pub fn ensure(name: &str) -> PathBuf {
+    static LOCK: Mutex<()> = Mutex::new(());
+    let dir = tables_dir();
+    let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    if !tables::tablefile::table_path(&dir, name).exists()
+        || !tables::tablefile::table_path(&dir, "cocsep").exists()
+    {
+        build_table(&dir, name, false).expect("building a test table");
+    }
+    dir
+}
+
+/// A solver over the cached h48h0k4 table (built on first use, about 15 s).
+pub fn h0k4() -> &'static H48Solver {
+    static S: OnceLock<H48Solver> = OnceLock::new();
+    S.get_or_init(|| {
+        let dir = ensure("h48h0k4");
+        H48Solver::open(&dir, "h48h0k4").expect("opening h48h0k4")
+    })
+}

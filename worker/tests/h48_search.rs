@@ -1,0 +1,434 @@
+//! H48 search: optimality against brute force and known distances, the search
+//! primitive's contract, options and input checks. Every solution returned is checked to
+//! solve its position.
+//!
+//! Run: `cargo test -p cubeswarm-worker h48` (uses the cached h48h0k4 test table).
+
+mod h48_common;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tables::{parse_moves, Cube, CubieError, Move, SplitMix64};
+use worker::h48::search::is_canonical;
+use worker::h48::{H48Error, OptimalOptions};
+
+fn cube(s: &str) -> Cube {
+    Cube::from_moves(&parse_moves(s).unwrap())
+}
+
+fn assert_solves(c: &Cube, sols: &[Vec<Move>]) {
+    for s in sols {
+        assert!(c.apply_moves(s).is_solved(), "{s:?} does not solve");
+        assert!(is_canonical(s), "{s:?} is not canonical");
+    }
+}
+
+/// Every canonical sequence of exactly `d` moves solving `c`, by plain enumeration.
+fn brute_force(c: &Cube, d: usize) -> BTreeSet<Vec<Move>> {
+    fn go(c: &Cube, left: usize, path: &mut Vec<Move>, out: &mut BTreeSet<Vec<Move>>) {
+        if left == 0 {
+            if c.is_solved() {
+                out.insert(path.clone());
+            }
+            return;
+        }
+        for m in Move::ALL {
+            if path.last().is_some_and(|&l| !is_canonical(&[l, m])) {
+                continue;
+            }
+            path.push(m);
+            go(&c.apply_move(m), left - 1, path, out);
+            path.pop();
+        }
+    }
+    let mut out = BTreeSet::new();
+    go(c, d, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Short random scrambles: the optimal length and the set of all optimal solutions
+/// agree with brute force.
+#[test]
+fn h48_short_scrambles_match_brute_force() {
+    let solver = h48_common::h0k4();
+    let mut rng = SplitMix64::new(3);
+    for k in 0..24 {
+        let len = 1 + k % 6;
+        let moves: Vec<Move> = (0..len)
+            .map(|_| Move::ALL[rng.below(18) as usize])
+            .collect();
+        let c = Cube::from_moves(&moves);
+        let optimal = (0..=len).find(|&d| !brute_force(&c, d).is_empty()).unwrap();
+        let all = brute_force(&c, optimal);
+        let opts = OptimalOptions {
+            max_solutions: None,
+            threads: 2,
+            ..Default::default()
+        };
+        let r = solver.solve(&c, &opts).unwrap();
+        assert!(r.optimal);
+        assert_solves(&c, &r.solutions);
+        let got: BTreeSet<Vec<Move>> = r.solutions.iter().cloned().collect();
+        assert_eq!(got.len(), r.solutions.len(), "duplicates for {moves:?}");
+        assert_eq!(got, all, "scramble {moves:?}");
+        assert!(solver.lower_bound(&c) as usize <= optimal);
+    }
+}
+
+/// Positions of known optimal length 15 and 16 from the shared data set.
+#[test]
+fn h48_known_distance_positions_are_solved_optimally() {
+    let solver = h48_common::h0k4();
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/positions");
+    for (file, len, count) in [
+        ("optimal-depth15.txt", 15, 3),
+        ("optimal-depth16.txt", 16, 1),
+    ] {
+        let path = format!("{data}/{file}");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            eprintln!("skipping {path}: not found");
+            continue;
+        };
+        for line in text.lines().take(count) {
+            let c = cube(line);
+            let r = solver
+                .solve(
+                    &c,
+                    &OptimalOptions {
+                        threads: 2,
+                        ..Default::default()
+                    },
+                )
+                .unwrap();
+            assert_eq!(r.solutions.len(), 1);
+            assert_eq!(r.solutions[0].len(), len, "{line}");
+            assert!(r.optimal);
+            assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
+            assert_solves(&c, &r.solutions);
+        }
+    }
+}
+
+/// Positions built to have a known distance: a 10-move and a 12-move sequence that
+/// brute force cannot shorten cheaply are checked against their own length as an upper
+/// bound, and the search's length against a depth-limited search that finds nothing
+/// shorter.
+#[test]
+fn h48_built_positions_of_length_10_to_12() {
+    let solver = h48_common::h0k4();
+    for s in [
+        "R U2 F' L D2 B R' U F2 D",
+        "F R' U2 L B' D R2 F' U L' B2 D'",
+    ] {
+        let c = cube(s);
+        let r = solver
+            .solve(
+                &c,
+                &OptimalOptions {
+                    threads: 2,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        let n = r.solutions[0].len();
+        assert!(n <= parse_moves(s).unwrap().len());
+        assert_solves(&c, &r.solutions);
+        // Nothing shorter, checked by the primitive on one thread.
+        let none = AtomicBool::new(false);
+        for d in 0..n as u8 {
+            let out = solver.search(&c, &[], d, 1, &none);
+            assert!(out.solutions.is_empty() && out.exhausted, "{s}: depth {d}");
+        }
+    }
+}
+
+/// Superflip is 20 moves. About a minute with h48h0k4 on 2 cores:
+/// `cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
+#[test]
+#[ignore]
+fn h48_superflip_is_twenty() {
+    let solver = h48_common::h0k4();
+    let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
+    let r = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                threads: 2,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.solutions[0].len(), 20);
+    assert!(r.optimal);
+    assert_solves(&c, &r.solutions);
+}
+
+#[test]
+fn h48_prefixed_search_returns_only_matching_solutions_and_the_union_is_complete() {
+    let solver = h48_common::h0k4();
+    let c = cube("R U R' U' F2 D L' B");
+    let none = AtomicBool::new(false);
+    let d = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                threads: 1,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+        .solutions[0]
+        .len() as u8;
+    let whole = solver.search(&c, &[], d, usize::MAX, &none);
+    assert!(whole.exhausted);
+    assert!(!whole.solutions.is_empty());
+    let mut union = BTreeSet::new();
+    for m in Move::ALL {
+        let out = solver.search(&c, &[m], d, usize::MAX, &none);
+        assert!(out.exhausted);
+        for s in &out.solutions {
+            assert_eq!(s[0], m);
+            assert_eq!(s.len(), d as usize);
+            assert!(union.insert(s.clone()), "duplicate {s:?}");
+        }
+        assert_solves(&c, &out.solutions);
+    }
+    let whole: BTreeSet<_> = whole.solutions.into_iter().collect();
+    assert_eq!(union, whole);
+    // Two-move prefixes too, including a non-canonical one (no solutions).
+    let p = [
+        whole.iter().next().unwrap()[0],
+        whole.iter().next().unwrap()[1],
+    ];
+    let out = solver.search(&c, &p, d, usize::MAX, &none);
+    assert!(out.solutions.iter().all(|s| s[..2] == p) && !out.solutions.is_empty());
+    let bad = [Move::ALL[0], Move::ALL[1]];
+    assert!(solver
+        .search(&c, &bad, d, usize::MAX, &none)
+        .solutions
+        .is_empty());
+    // A depth below the optimum finds nothing.
+    assert!(solver
+        .search(&c, &[], d - 1, usize::MAX, &none)
+        .solutions
+        .is_empty());
+}
+
+#[test]
+fn h48_cancel_flag_stops_the_search() {
+    let solver = h48_common::h0k4();
+    let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
+    let set = AtomicBool::new(true);
+    let out = solver.search(&c, &[], 19, 1, &set);
+    assert!(!out.exhausted && out.solutions.is_empty());
+    let flag = Arc::new(AtomicBool::new(false));
+    let f2 = flag.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        f2.store(true, Ordering::Relaxed);
+    });
+    let start = Instant::now();
+    let out = solver.search(&c, &[], 19, 1, &flag);
+    t.join().unwrap();
+    assert!(!out.exhausted);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(out.nodes > 0);
+}
+
+#[test]
+fn h48_time_limit_stops_cleanly_and_says_how_far_it_got() {
+    let solver = h48_common::h0k4();
+    let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
+    let start = Instant::now();
+    let r = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                threads: 2,
+                time_limit: Some(Duration::from_millis(300)),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(start.elapsed() < Duration::from_secs(5));
+    assert!(r.timed_out && !r.optimal && r.solutions.is_empty());
+    let d = r.depth_exhausted.expect("some depth was exhausted");
+    assert!((solver.lower_bound(&c)..19).contains(&d), "{d}");
+    assert!(r
+        .summary(start.elapsed())
+        .starts_with(&format!("no solution shorter than {}", d + 1)));
+    // User cancellation as well.
+    let cancel = Arc::new(AtomicBool::new(true));
+    let r = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                cancel: Some(cancel),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(r.solutions.is_empty() && !r.optimal && !r.timed_out);
+}
+
+#[test]
+fn h48_options_control_count_and_lengths() {
+    let solver = h48_common::h0k4();
+    let c = cube("R U R' U'");
+    let r = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                max_solutions: Some(3),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(r.solutions.len(), 1, "only one 4-move solution exists");
+    let all = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                max_solutions: None,
+                min_length: 6,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(!all.optimal);
+    let n = all.solutions[0].len();
+    assert!(n >= 6 && all.solutions.iter().all(|s| s.len() == n) && all.solutions.len() > 1);
+    assert_solves(&c, &all.solutions);
+    let two = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                max_solutions: Some(2),
+                min_length: 6,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(two.solutions.len(), 2);
+    let short = solver
+        .solve(
+            &c,
+            &OptimalOptions {
+                max_length: 3,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(short.solutions.is_empty() && !short.timed_out);
+    assert_eq!(short.depth_exhausted, Some(3));
+    let solved = solver
+        .solve(&Cube::SOLVED, &OptimalOptions::default())
+        .unwrap();
+    assert_eq!(solved.solutions, vec![Vec::<Move>::new()]);
+    assert!(matches!(
+        solver.solve(
+            &c,
+            &OptimalOptions {
+                min_length: 5,
+                max_length: 4,
+                ..Default::default()
+            }
+        ),
+        Err(H48Error::InvalidOptions(_))
+    ));
+    assert!(matches!(
+        solver.solve(
+            &c,
+            &OptimalOptions {
+                max_solutions: Some(0),
+                ..Default::default()
+            }
+        ),
+        Err(H48Error::InvalidOptions(_))
+    ));
+}
+
+#[test]
+fn h48_unsolvable_positions_are_refused_with_the_specific_error() {
+    let solver = h48_common::h0k4();
+    let cp = [0, 1, 2, 3, 4, 5, 6, 7];
+    let ep = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+    let twisted = Cube::from_parts_unchecked(cp, [1, 0, 0, 0, 0, 0, 0, 0], ep, [0; 12]);
+    let flipped = Cube::from_parts_unchecked(cp, [0; 8], ep, [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    let swapped =
+        Cube::from_parts_unchecked(cp, [0; 8], [1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0; 12]);
+    let dup =
+        Cube::from_parts_unchecked(cp, [0; 8], [0, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0; 12]);
+    let o = OptimalOptions::default();
+    assert!(matches!(
+        solver.solve(&twisted, &o),
+        Err(H48Error::Unsolvable(CubieError::TwistedCorner(1)))
+    ));
+    assert!(matches!(
+        solver.solve(&flipped, &o),
+        Err(H48Error::Unsolvable(CubieError::FlippedEdge))
+    ));
+    assert!(matches!(
+        solver.solve(&swapped, &o),
+        Err(H48Error::Unsolvable(CubieError::Parity))
+    ));
+    assert!(matches!(
+        solver.solve(&dup, &o),
+        Err(H48Error::Unsolvable(CubieError::Duplicate { .. }))
+    ));
+}
+
+#[test]
+fn h48_many_positions_side_by_side_share_one_solver() {
+    let solver = h48_common::h0k4();
+    let mut rng = SplitMix64::new(5);
+    let cubes: Vec<Cube> = (0..8)
+        .map(|_| {
+            let moves: Vec<Move> = (0..9).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+            Cube::from_moves(&moves)
+        })
+        .collect();
+    std::thread::scope(|s| {
+        for c in &cubes {
+            let solver = solver.clone();
+            s.spawn(move || {
+                let r = solver
+                    .solve(
+                        c,
+                        &OptimalOptions {
+                            threads: 1,
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap();
+                assert!(r.optimal && r.solutions[0].len() <= 9);
+                assert_solves(c, &r.solutions);
+            });
+        }
+    });
+}
+
+#[test]
+fn h48_missing_and_unknown_tables_are_errors() {
+    let dir = std::env::temp_dir().join("cubeswarm-h48-no-tables");
+    assert!(matches!(
+        worker::h48::H48Solver::open(&dir, "h48h0k4"),
+        Err(H48Error::TableNotFound { .. })
+    ));
+    assert!(matches!(
+        worker::h48::H48Solver::open(&dir, "h48h99k2"),
+        Err(H48Error::UnknownTable(_))
+    ));
+    assert!(matches!(
+        worker::h48::build_table(&dir, "nope", false),
+        Err(H48Error::UnknownTable(_))
+    ));
+    assert_eq!(worker::h48::largest_available(&dir), None);
+    assert!(worker::h48::largest_available(&h48_common::ensure("h48h0k4")).is_some());
+}

@@ -1,0 +1,162 @@
+//! H48 tables: golden distributions and cross-checks against brute force.
+//!
+//! Run: `cargo test -p cubeswarm-worker h48` (tables are cached in
+//! `target/test-tables`; the first run builds h48h0k4 in about 15 s).
+
+mod h48_common;
+
+use std::collections::HashMap;
+use tables::tablefile::{self, TableFile};
+use tables::{Cube, Move, SplitMix64};
+use worker::h48::cocsep::{self, Cocsep};
+use worker::h48::coords::{Coords, ESEP};
+use worker::h48::gen_k2;
+
+/// Entries of h48h0k4 at each depth 0..=15 (also nissy-core's h0 distribution).
+const H0K4_GOLDEN: [u64; 16] = [
+    1, 1, 4, 34, 331, 3612, 41605, 474128, 4953846, 34776317, 68566704, 8749194, 1673, 0, 0, 0,
+];
+
+/// Raw cocsep values at each corner distance 0..=9.
+const COCSEP_GOLDEN: [u64; 10] = [1, 6, 63, 468, 3068, 15438, 53814, 71352, 8784, 96];
+
+#[test]
+fn h48_h0k4_distribution_is_golden_and_verified() {
+    let dir = h48_common::ensure("h48h0k4");
+    let f = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4").unwrap();
+    assert_eq!(&f.header().distribution[..16], &H0K4_GOLDEN);
+    assert_eq!(f.header().meta.entries, 3393 * 34650);
+    f.verify().unwrap();
+    let t = f.into_packed4().unwrap();
+    assert_eq!(t.distribution(), H0K4_GOLDEN);
+}
+
+#[test]
+fn h48_cocsep_file_matches_a_fresh_computation() {
+    let dir = h48_common::ensure("h48h0k4");
+    let c = Cocsep::open(&dir).unwrap();
+    let fresh = Cocsep::compute(&cocsep::sym_coord());
+    assert_eq!(c.words(), fresh.words());
+    let f = TableFile::open(tablefile::table_path(&dir, "cocsep"), "cocsep").unwrap();
+    assert_eq!(&f.header().distribution[..10], &COCSEP_GOLDEN);
+    assert_eq!(c.max_depth(), 9);
+}
+
+/// The index of `c` in a table with `eo_bits` orientation bits.
+fn index(coords: &Coords, cs: &Cocsep, c: &Cube, eo_bits: u32) -> u64 {
+    let w = cs.get(coords.cocsep_raw(c));
+    let (esep, eo) = coords.edges(c, (w >> 12 & 63) as usize);
+    (((w & 0xfff) as u64 * ESEP as u64 + esep as u64) << eo_bits)
+        | (eo & ((1 << eo_bits) - 1)) as u64
+}
+
+/// Breadth-first search over h0 cosets (keyed without symmetry: raw corners and edge
+/// separation of the cube itself) to depth 5: every coset met first at depth d must have
+/// table value d, and the distinct indices per level cannot exceed the golden counts.
+#[test]
+fn h48_h0k4_entries_match_brute_force_to_depth_5() {
+    let solver = h48_common::h0k4();
+    let dir = h48_common::tables_dir();
+    let t = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
+        .unwrap()
+        .into_packed4()
+        .unwrap();
+    let coords = Coords::new();
+    let key = |c: &Cube| coords.cocsep_raw(c) as u64 * ESEP as u64 + coords.edges(c, 0).0 as u64;
+    let mut seen: HashMap<u64, u8> = HashMap::new();
+    seen.insert(key(&Cube::SOLVED), 0);
+    let mut frontier = vec![Cube::SOLVED];
+    for d in 1..=5u8 {
+        let mut next = Vec::new();
+        for c in &frontier {
+            for m in Move::ALL {
+                let n = c.apply_move(m);
+                if let std::collections::hash_map::Entry::Vacant(e) = seen.entry(key(&n)) {
+                    e.insert(d);
+                    next.push(n);
+                }
+            }
+        }
+        let mut indices = std::collections::HashSet::new();
+        for c in &next {
+            assert_eq!(t.get(solver.table_index(c)), d);
+            indices.insert(solver.table_index(c));
+        }
+        assert!(
+            indices.len() as u64 <= H0K4_GOLDEN[d as usize],
+            "depth {d}: {} indices",
+            indices.len()
+        );
+        frontier = next;
+    }
+}
+
+/// The k2 generator (breadth-first over h11 cosets, then depth-first tails), run with a
+/// small base on N = 0, must reproduce h48h0k4 reduced to 2 bits with that base, byte for
+/// byte.
+#[test]
+fn h48_k2_generator_reproduces_h0k4_with_a_small_base() {
+    let dir = h48_common::ensure("h48h0k4");
+    let cs = Cocsep::open(&dir).unwrap();
+    let name = "test-h0k2-b3";
+    gen_k2::generate(&dir, name, 0, 3, &cs, false).unwrap();
+    let gen = TableFile::open(tablefile::table_path(&dir, name), name)
+        .unwrap()
+        .into_packed2()
+        .unwrap();
+    let h0 = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
+        .unwrap()
+        .into_packed4()
+        .unwrap();
+    let conv = h0.to_packed2(3);
+    assert_eq!(gen.base(), 3);
+    assert_eq!(gen.distribution(), conv.distribution());
+    assert!(gen.as_bytes() == conv.as_bytes(), "tables differ");
+}
+
+/// With N = 2 and a small base: each entry is at least its h0 entry (it stands for fewer
+/// positions), and short scrambles never get a bound above their length.
+#[test]
+fn h48_k2_generator_with_orientation_bits_is_admissible_and_refines_h0() {
+    let dir = h48_common::ensure("h48h0k4");
+    let cs = Cocsep::open(&dir).unwrap();
+    let name = "test-h2k2-b3";
+    gen_k2::generate(&dir, name, 2, 3, &cs, false).unwrap();
+    let h2 = TableFile::open(tablefile::table_path(&dir, name), name)
+        .unwrap()
+        .into_packed2()
+        .unwrap();
+    let h0 = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
+        .unwrap()
+        .into_packed4()
+        .unwrap()
+        .to_packed2(3);
+    let (a, b) = (h2.as_bytes(), h0.as_bytes());
+    // Entry i of h2 lies in h0 entry i >> 2: byte j of h2 holds entries 4j..4j+4, all in
+    // h0 entry j.
+    for j in 0..a.len() {
+        let h0v = (b[j / 4] >> (2 * (j % 4))) & 3;
+        for k in 0..4 {
+            assert!(
+                (a[j] >> (2 * k)) & 3 >= h0v,
+                "entry {} below its h0 entry",
+                4 * j + k
+            );
+        }
+    }
+    let coords = Coords::new();
+    let mut rng = SplitMix64::new(11);
+    let mut strict = 0;
+    for _ in 0..20_000 {
+        let len = 1 + rng.below(6) as usize;
+        let moves: Vec<Move> = (0..len)
+            .map(|_| Move::ALL[rng.below(18) as usize])
+            .collect();
+        let c = Cube::from_moves(&moves);
+        let s = h2.get(index(&coords, &cs, &c, 2));
+        let bound = if s == 0 { 0 } else { 3 + s as usize };
+        assert!(bound <= len, "{moves:?}: bound {bound}");
+        strict += (bound > 0) as u32;
+    }
+    assert!(strict > 1000, "the table says something: {strict}");
+}
