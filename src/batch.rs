@@ -45,7 +45,12 @@ struct Window {
 
 /// Solves every position line of `input` with `solve` and writes the records to `output`.
 /// `solve(id, text)` must not panic on bad input: it returns an error record instead.
-pub fn run<R, W, F>(input: R, mut output: W, opts: &BatchOptions, solve: F) -> std::io::Result<BatchStats>
+pub fn run<R, W, F>(
+    input: R,
+    mut output: W,
+    opts: &BatchOptions,
+    solve: F,
+) -> std::io::Result<BatchStats>
 where
     R: BufRead + Send,
     W: Write,
@@ -54,7 +59,10 @@ where
     let start = Instant::now();
     let threads = opts.threads.max(1);
     let window = (threads as u64) * 64;
-    let win = Arc::new(Window { next_to_write: Mutex::new(0), advanced: Condvar::new() });
+    let win = Arc::new(Window {
+        next_to_write: Mutex::new(0),
+        advanced: Condvar::new(),
+    });
     let (job_tx, job_rx) = mpsc::sync_channel::<(u64, u64, String)>(threads * 4);
     let job_rx = Arc::new(Mutex::new(job_rx));
     let (res_tx, res_rx) = mpsc::channel::<(u64, Record)>();
@@ -77,9 +85,14 @@ where
                     }
                     Err(e) => return Err(e),
                 };
-                let Line::Position(text) = classify(&line) else { continue };
+                let Line::Position(text) = classify(&line) else {
+                    continue;
+                };
                 {
-                    let mut next = win_r.next_to_write.lock().unwrap_or_else(|p| p.into_inner());
+                    let mut next = win_r
+                        .next_to_write
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner());
                     while seq >= *next + window {
                         next = win_r.advanced.wait(next).unwrap_or_else(|p| p.into_inner());
                     }
@@ -100,7 +113,11 @@ where
                 let job = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok((seq, id, text)) = job else { break };
                 let rec = if text.starts_with('\u{fffd}') {
-                    Record { id, input: String::new(), outcome: Err("line is not valid UTF-8".into()) }
+                    Record {
+                        id,
+                        input: String::new(),
+                        outcome: Err("line is not valid UTF-8".into()),
+                    }
                 } else {
                     solve(id, &text)
                 };
@@ -132,11 +149,17 @@ where
                 if let Some(b) = &bar {
                     b.inc(rec.input.len() as u64 + 1);
                     let secs = start.elapsed().as_secs_f64().max(1e-9);
-                    b.set_message(format!("{} positions, {:.1}/s", stats.positions, stats.positions as f64 / secs));
+                    b.set_message(format!(
+                        "{} positions, {:.1}/s",
+                        stats.positions,
+                        stats.positions as f64 / secs
+                    ));
                 }
             }
         }
-        let read = reader.join().unwrap_or_else(|_| Err(std::io::Error::other("input reader panicked")));
+        let read = reader
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("input reader panicked")));
         match write_err {
             Some(e) => Err(e),
             None => read,
@@ -187,7 +210,11 @@ mod tests {
         if id % 3 == 0 {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
-        Record { id, input: text.to_string(), outcome }
+        Record {
+            id,
+            input: text.to_string(),
+            outcome,
+        }
     }
 
     #[test]
@@ -201,15 +228,27 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        let opts = BatchOptions { threads: 4, format: Format::Jsonl, progress: false, total_bytes: None };
+        let opts = BatchOptions {
+            threads: 4,
+            format: Format::Jsonl,
+            progress: false,
+            total_bytes: None,
+        };
         let stats = run(input.as_bytes(), &mut out, &opts, fake_solve).unwrap();
         assert_eq!(stats.positions, 500);
         assert_eq!(stats.errors, 10);
-        let lines: Vec<serde_json::Value> =
-            String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
         assert_eq!(lines.len(), 500);
         for (k, v) in lines.iter().enumerate() {
-            assert_eq!(v["id"], k as u64 + 3, "line ids follow the input's line numbers");
+            assert_eq!(
+                v["id"],
+                k as u64 + 3,
+                "line ids follow the input's line numbers"
+            );
             assert_eq!(v.get("error").is_some(), k % 50 == 7);
         }
     }

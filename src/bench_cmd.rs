@@ -52,7 +52,9 @@ pub enum BenchWhich {
 
 /// Number of available cores.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// Runs a benchmark.
@@ -62,19 +64,39 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             core(big);
             Ok(())
         }
-        BenchWhich::Optimal { table, threads, count, seed } => {
+        BenchWhich::Optimal {
+            table,
+            threads,
+            count,
+            seed,
+        } => {
             let solver = crate::solve_cmd::open_optimal(dir, Some(&table))?;
-            let opts = worker::h48::bench::BenchOptions { table, threads, count, seed };
+            let opts = worker::h48::bench::BenchOptions {
+                table,
+                threads,
+                count,
+                seed,
+            };
             let report = worker::h48::bench::run(&solver, &opts)?;
             println!("{report}");
             Ok(())
         }
-        BenchWhich::Twophase { max_length, count, seed, threads } => {
+        BenchWhich::Twophase {
+            max_length,
+            count,
+            seed,
+            threads,
+        } => {
             let t0 = Instant::now();
             let tables = worker::twophase::TwoPhaseTables::open_or_build(dir, true)
                 .with_context(|| format!("two-phase tables in {}", dir.display()))?;
             eprintln!("tables ready in {:.2} s", t0.elapsed().as_secs_f64());
-            let opts = worker::twophase::bench::BenchOptions { max_length, count, seed, threads };
+            let opts = worker::twophase::bench::BenchOptions {
+                max_length,
+                count,
+                seed,
+                threads,
+            };
             let report = worker::twophase::bench::run(&tables, &opts);
             println!("{report}");
             Ok(())
@@ -83,7 +105,10 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
 }
 
 fn rate(label: &str, n: u64, secs: f64) {
-    println!("{label:<44} {:>12.1} M/s  ({n} in {secs:.3} s)", n as f64 / secs / 1e6);
+    println!(
+        "{label:<44} {:>12.1} M/s  ({n} in {secs:.3} s)",
+        n as f64 / secs / 1e6
+    );
 }
 
 fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
@@ -95,7 +120,9 @@ fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
 fn core(big: bool) {
     let mut rng = SplitMix64::new(1);
     let cubes: Vec<Cube> = (0..1024).map(|_| Cube::random(&mut rng)).collect();
-    let moves: Vec<Move> = (0..4096).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+    let moves: Vec<Move> = (0..4096)
+        .map(|_| Move::ALL[rng.below(18) as usize])
+        .collect();
 
     // Moves: a dependent chain, as in a search (each move applied to the previous result).
     let n = 50_000_000u64;
@@ -160,11 +187,24 @@ fn core(big: bool) {
     }
 
     let (fus, s) = time(|| SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD));
-    println!("{:<44} {:>12.3} s  ({} classes)", "build sym coordinate FlipUDSlice/16", s, fus.classes());
+    println!(
+        "{:<44} {:>12.3} s  ({} classes)",
+        "build sym coordinate FlipUDSlice/16",
+        s,
+        fus.classes()
+    );
     let (cocsep, s) = time(|| SymCoord::new(&Composite::new(Twist, CornerSep), NSYM));
-    println!("{:<44} {:>12.3} s  ({} classes)", "build sym coordinate cocsep/48", s, cocsep.classes());
+    println!(
+        "{:<44} {:>12.3} s  ({} classes)",
+        "build sym coordinate cocsep/48",
+        s,
+        cocsep.classes()
+    );
     let (sc, s) = time(|| SymComposite::new(UdSliceSorted, Twist, NSYM_UD));
-    println!("{:<44} {:>12.3} s", "build sym-composite UDSliceSorted×twist", s);
+    println!(
+        "{:<44} {:>12.3} s",
+        "build sym-composite UDSliceSorted×twist", s
+    );
     let (c, s) = time(|| {
         let mut acc = 0u64;
         for i in 0..n2 as usize {
@@ -174,7 +214,10 @@ fn core(big: bool) {
     });
     black_box(c);
     rate("index: sym-composite UDSliceSorted×twist", n2, s);
-    let opts = tables::bfs::BfsOptions { progress: false, ..Default::default() };
+    let opts = tables::bfs::BfsOptions {
+        progress: false,
+        ..Default::default()
+    };
     let (g, s) = time(|| tables::bfs::generate(&sc, &opts));
     println!(
         "{:<44} {:>12.3} s  ({} entries, {} threads)",

@@ -67,10 +67,18 @@ mod tests {
 
     #[test]
     fn errors_are_specific() {
-        assert!(matches!(parse_position("R U Q"), Err(InputError::Notation(_))));
-        assert!(matches!(parse_position("UUUUUUUUURRR"), Err(InputError::Facelets(_))));
+        assert!(matches!(
+            parse_position("R U Q"),
+            Err(InputError::Notation(_))
+        ));
+        assert!(matches!(
+            parse_position("UUUUUUUUURRR"),
+            Err(InputError::Facelets(_))
+        ));
         // Two corners' stickers swapped in place → a twisted or impossible cube.
-        let mut f: Vec<char> = tables::facelet::to_facelets(&Cube::SOLVED).chars().collect();
+        let mut f: Vec<char> = tables::facelet::to_facelets(&Cube::SOLVED)
+            .chars()
+            .collect();
         f.swap(8, 9); // U9 <-> R1 of the URF corner: twists it
         let s: String = f.into_iter().collect();
         assert!(parse_position(&s).is_err());

@@ -50,7 +50,10 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
-    let dir = cli.tables_dir.clone().unwrap_or_else(tables::tablefile::default_tables_dir);
+    let dir = cli
+        .tables_dir
+        .clone()
+        .unwrap_or_else(tables::tablefile::default_tables_dir);
     let result = match cli.command {
         Command::Solve(args) => solve_cmd::run(&dir, args),
         Command::Show { position, no_color } => show_position(&position, no_color),

@@ -65,16 +65,34 @@ impl Record {
                 let _ = writeln!(out, "{v}");
             }
             (Err(e), Format::Csv) => {
-                let _ = writeln!(out, "{},{},,,,,,{}", self.id, csv_field(&self.input), csv_field(e));
+                let _ = writeln!(
+                    out,
+                    "{},{},,,,,,{}",
+                    self.id,
+                    csv_field(&self.input),
+                    csv_field(e)
+                );
             }
             (Ok(s), _) => {
                 for (sol, len) in s.solutions.iter().zip(&s.lengths) {
                     match format {
                         Format::Text => {
-                            let shown = if sol.is_empty() { "(solved: empty solution)" } else { sol };
+                            let shown = if sol.is_empty() {
+                                "(solved: empty solution)"
+                            } else {
+                                sol
+                            };
                             let proof = if s.optimal { ", optimal" } else { "" };
-                            let note = s.note.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
-                            let _ = writeln!(out, "{}: {} ({} moves{}){}", self.id, shown, len, proof, note);
+                            let note = s
+                                .note
+                                .as_deref()
+                                .map(|n| format!(" [{n}]"))
+                                .unwrap_or_default();
+                            let _ = writeln!(
+                                out,
+                                "{}: {} ({} moves{}){}",
+                                self.id, shown, len, proof, note
+                            );
                         }
                         Format::Jsonl => {
                             let mut v = serde_json::json!({
@@ -104,7 +122,12 @@ impl Record {
                 }
                 if s.solutions.is_empty() {
                     let e = s.note.clone().unwrap_or_else(|| "no solution found".into());
-                    return Record { id: self.id, input: self.input.clone(), outcome: Err(e) }.render(format);
+                    return Record {
+                        id: self.id,
+                        input: self.input.clone(),
+                        outcome: Err(e),
+                    }
+                    .render(format);
                 }
             }
         }
@@ -140,14 +163,22 @@ mod tests {
         assert_eq!(v["solution"], "U' R'");
         assert_eq!(v["length"], 2);
         assert_eq!(v["optimal"], true);
-        let err = Record { id: 4, input: "X".into(), outcome: Err("bad \"move\"".into()) };
+        let err = Record {
+            id: 4,
+            input: "X".into(),
+            outcome: Err("bad \"move\"".into()),
+        };
         let v: serde_json::Value = serde_json::from_str(err.render(Format::Jsonl).trim()).unwrap();
         assert_eq!(v["error"], "bad \"move\"");
     }
 
     #[test]
     fn csv_quotes_and_text_reads_well() {
-        let err = Record { id: 4, input: "a,b".into(), outcome: Err("x".into()) };
+        let err = Record {
+            id: 4,
+            input: "a,b".into(),
+            outcome: Err("x".into()),
+        };
         assert_eq!(err.render(Format::Csv), "4,\"a,b\",,,,,,x\n");
         assert_eq!(ok().render(Format::Text), "3: U' R' (2 moves, optimal)\n");
     }

@@ -81,6 +81,9 @@ pub fn open_optimal(dir: &Path, table: Option<&str>) -> anyhow::Result<worker::h
             }
         },
     };
+    if !worker::h48::table_names().contains(&name) {
+        anyhow::bail!("unknown H48 table {name:?}; `cubeswarm tables list` shows the known ones");
+    }
     if table.is_some() && !tables::tablefile::table_path(dir, &name).exists() {
         eprintln!("table {name} is not in {}; building it…", dir.display());
         worker::h48::build_table(dir, &name, true)?;
@@ -140,7 +143,8 @@ fn solve_one(solver: &Solver, s: &Settings, cube: &Cube) -> Result<Solved, Strin
                 time_limit: s.time_limit,
                 ..Default::default()
             };
-            let r = worker::twophase::solve(t, cube, &opts).map_err(|e| e.to_string())?;
+            let mut r = worker::twophase::solve(t, cube, &opts).map_err(|e| e.to_string())?;
+            r.solutions.sort_by_key(|x| x.moves.len());
             Ok(Solved {
                 lengths: r.solutions.iter().map(|x| x.moves.len()).collect(),
                 optimal: r.solutions.first().is_some_and(|x| x.optimal),
@@ -192,19 +196,36 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
         time_limit: a.time_limit.map(Duration::from_secs_f64),
     };
     let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(BufWriter::new(
-            File::create(p).with_context(|| format!("cannot create output file {}", p.display()))?,
-        )),
+        Some(p) => {
+            Box::new(BufWriter::new(File::create(p).with_context(|| {
+                format!("cannot create output file {}", p.display())
+            })?))
+        }
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     if let (Some(cube), Some(text)) = (single, &a.position) {
-        let rec = Record { id: 1, input: text.clone(), outcome: solve_one(&solver, &settings, &cube) };
-        if a.format == Format::Csv {
-            writeln!(out, "{CSV_HEADER}")?;
+        let rec = Record {
+            id: 1,
+            input: text.clone(),
+            outcome: solve_one(&solver, &settings, &cube),
+        };
+        let failure = match &rec.outcome {
+            Err(e) => Some(e.clone()),
+            Ok(s) if s.solutions.is_empty() => {
+                Some(s.note.clone().unwrap_or_else(|| "no solution found".into()))
+            }
+            Ok(_) => None,
+        };
+        // Machine-readable formats always get their record; a person reading text gets
+        // the failure once, on stderr.
+        if failure.is_none() || a.format != Format::Text {
+            if a.format == Format::Csv {
+                writeln!(out, "{CSV_HEADER}")?;
+            }
+            out.write_all(rec.render(a.format).as_bytes())?;
         }
-        out.write_all(rec.render(a.format).as_bytes())?;
         out.flush()?;
-        if let Err(e) = rec.outcome {
+        if let Some(e) = failure {
             bail!("{e}");
         }
         return Ok(());
@@ -213,15 +234,23 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
     let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if path.as_os_str() == "-" {
         (Box::new(BufReader::new(std::io::stdin())), None)
     } else {
-        let f = File::open(&path).with_context(|| format!("cannot open input file {}", path.display()))?;
+        let f = File::open(&path)
+            .with_context(|| format!("cannot open input file {}", path.display()))?;
         let len = f.metadata().ok().map(|m| m.len());
         (Box::new(BufReader::with_capacity(1 << 16, f)), len)
     };
-    let opts = BatchOptions { threads, format: a.format, progress: !a.quiet, total_bytes: total };
+    let opts = BatchOptions {
+        threads,
+        format: a.format,
+        progress: !a.quiet,
+        total_bytes: total,
+    };
     let stats = batch::run(reader, &mut out, &opts, |id, text| Record {
         id,
         input: text.to_string(),
-        outcome: parse_position(text).map_err(|e| e.to_string()).and_then(|c| solve_one(&solver, &settings, &c)),
+        outcome: parse_position(text)
+            .map_err(|e| e.to_string())
+            .and_then(|c| solve_one(&solver, &settings, &c)),
     })
     .with_context(|| format!("reading {}", path.display()))?;
     drop(out);

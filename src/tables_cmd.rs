@@ -27,7 +27,11 @@ pub enum TablesAction {
 /// Every table name cubeswarm knows: the H48 family, then the two-phase tables.
 pub fn known_tables() -> Vec<String> {
     let mut v = worker::h48::table_names();
-    v.extend(worker::twophase::TwoPhaseTables::table_names().iter().map(|s| s.to_string()));
+    v.extend(
+        worker::twophase::TwoPhaseTables::table_names()
+            .iter()
+            .map(|s| s.to_string()),
+    );
     v
 }
 
@@ -47,13 +51,22 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
     match action {
         TablesAction::List => {
             println!("tables directory: {}", dir.display());
-            println!("{:<16} {:>10} {:>14}  {}", "name", "status", "size", "entries");
+            println!(
+                "{:<16} {:>10} {:>14}  {}",
+                "name", "status", "size", "entries"
+            );
             for name in known_tables() {
                 let path = table_path(dir, &name);
                 let (status, size, entries) = match TableFile::open(&path, &name) {
-                    Ok(t) => ("present", human(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)), t.header().meta.entries.to_string()),
+                    Ok(t) => (
+                        "present",
+                        human(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)),
+                        t.header().meta.entries.to_string(),
+                    ),
                     Err(_) if !path.exists() => {
-                        let est = worker::h48::table_info(&name).map(|i| human(i.bytes)).unwrap_or_default();
+                        let est = worker::h48::table_info(&name)
+                            .map(|i| human(i.bytes))
+                            .unwrap_or_default();
                         ("missing", est, String::new())
                     }
                     Err(e) => ("BAD", String::new(), e.to_string()),
@@ -71,13 +84,20 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
             } else {
                 bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
             }
-            eprintln!("built {name} in {:.1} s ({})", t.elapsed().as_secs_f64(), table_path(dir, &name).display());
+            eprintln!(
+                "built {name} in {:.1} s ({})",
+                t.elapsed().as_secs_f64(),
+                table_path(dir, &name).display()
+            );
             Ok(())
         }
         TablesAction::Verify { name } => {
             let names = match name {
                 Some(n) => vec![n],
-                None => known_tables().into_iter().filter(|n| table_path(dir, n).exists()).collect(),
+                None => known_tables()
+                    .into_iter()
+                    .filter(|n| table_path(dir, n).exists())
+                    .collect(),
             };
             if names.is_empty() {
                 bail!("no table files in {}", dir.display());
