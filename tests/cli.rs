@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn tables_dir() -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target").join("test-tables");
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("test-tables");
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -42,7 +44,10 @@ fn show_prints_net_and_facelets() {
     let o = cubeswarm(&["show", "R"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"), "{out}");
+    assert!(
+        out.contains("UUFUUFUUFRRRRRRRRRFFDFFDFFDDDBDDBDDBLLLLLLLLLUBBUBBUBB"),
+        "{out}"
+    );
     // Not a terminal: plain letters, no escape codes.
     assert!(!out.contains('\x1b'));
     assert_eq!(out.lines().count(), 10);
@@ -56,7 +61,9 @@ fn bad_input_is_one_clear_line_and_nonzero_exit() {
     assert!(err.contains("\"Q2\"") && err.contains("token 3"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     // A facelet string with a flipped edge: UF edge stickers swapped (U8 <-> F2).
-    let mut f: Vec<char> = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB".chars().collect();
+    let mut f: Vec<char> = "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"
+        .chars()
+        .collect();
     f.swap(7, 19);
     let s: String = f.into_iter().collect();
     let o = cubeswarm(&["solve", "--method", "twophase", &s]);
@@ -87,7 +94,10 @@ fn twophase_batch_keeps_order_and_reports_bad_lines() {
         "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2",
         solved,
     ];
-    std::fs::File::create(&input).unwrap().write_all(lines.join("\n").as_bytes()).unwrap();
+    std::fs::File::create(&input)
+        .unwrap()
+        .write_all(lines.join("\n").as_bytes())
+        .unwrap();
     let o = cubeswarm(&[
         "solve",
         "--method",
@@ -102,13 +112,24 @@ fn twophase_batch_keeps_order_and_reports_bad_lines() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&output).unwrap();
-    let recs: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let ids: Vec<u64> = recs.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-    assert_eq!(ids, vec![2, 4, 5, 6, 7, 8, 9], "one record per position line, in order");
+    assert_eq!(
+        ids,
+        vec![2, 4, 5, 6, 7, 8, 9],
+        "one record per position line, in order"
+    );
     let errors: Vec<bool> = recs.iter().map(|r| r.get("error").is_some()).collect();
     assert_eq!(errors, vec![false, true, false, true, true, false, false]);
     assert!(recs[1]["error"].as_str().unwrap().contains("\"X\""));
-    assert!(recs[4]["error"].as_str().unwrap().to_lowercase().contains("parity"));
+    assert!(recs[4]["error"]
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("parity"));
     for r in recs.iter().filter(|r| r.get("error").is_none()) {
         let len = r["length"].as_u64().unwrap();
         assert!(len <= 20);
@@ -134,7 +155,10 @@ fn optimal_solve_of_a_short_scramble() {
     assert_eq!(v["optimal"], true);
     let both = format!("R U F' D2 {}", v["solution"].as_str().unwrap());
     let o = cubeswarm(&["show", &both]);
-    assert!(stdout(&o).contains("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"), "{both}");
+    assert!(
+        stdout(&o).contains("UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBB"),
+        "{both}"
+    );
     // A solved cube gets the empty solution.
     let o = cubeswarm(&["solve", "--format", "jsonl", ""]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -157,14 +181,30 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
     let bytes = std::fs::read(&src).unwrap();
     std::fs::write(dir.join("h48h0k4.tbl"), &bytes[..bytes.len() / 2]).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
-        .args(["--tables-dir", dir.to_str().unwrap(), "solve", "--table", "h48h0k4", "R U"])
+        .args([
+            "--tables-dir",
+            dir.to_str().unwrap(),
+            "solve",
+            "--table",
+            "h48h0k4",
+            "R U",
+        ])
         .output()
         .unwrap();
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("h48h0k4") && err.to_lowercase().contains("truncated"), "{err}");
+    assert!(
+        err.contains("h48h0k4") && err.to_lowercase().contains("truncated"),
+        "{err}"
+    );
     let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
-        .args(["--tables-dir", dir.to_str().unwrap(), "tables", "verify", "h48h0k4"])
+        .args([
+            "--tables-dir",
+            dir.to_str().unwrap(),
+            "tables",
+            "verify",
+            "h48h0k4",
+        ])
         .output()
         .unwrap();
     assert!(!o.status.success());
