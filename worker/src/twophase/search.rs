@@ -208,7 +208,7 @@ const PREMOVES: [u8; 8] = [3, 5, 6, 8, 12, 14, 15, 17];
 
 /// Two-move premoves join the search this many levels after the first level at which
 /// any direction could produce a phase-1 solution.
-const TWO_PREMOVES_AFTER: u8 = 1;
+const TWO_PREMOVES_AFTER: u8 = 0;
 
 /// Adds the directions with `npre` premoves (0, 1 or 2) to each base position: the
 /// premove sequences are canonical and made of quarter turns of R, L, F and B only.
