@@ -77,38 +77,34 @@ fn h48_short_scrambles_match_brute_force() {
     }
 }
 
-/// Positions of known optimal length 15 and 16 from the shared data set.
+/// Positions of known optimal length 15 and 16 (`tests/data/known_optimal.txt`, taken from
+/// the shared data set).
 #[test]
 fn h48_known_distance_positions_are_solved_optimally() {
     let solver = h48_common::h0k4();
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/positions");
-    for (file, len, count) in [
-        ("optimal-depth15.txt", 15, 3),
-        ("optimal-depth16.txt", 16, 1),
-    ] {
-        let path = format!("{data}/{file}");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            eprintln!("skipping {path}: not found");
-            continue;
-        };
-        for line in text.lines().take(count) {
-            let c = cube(line);
-            let r = solver
-                .solve(
-                    &c,
-                    &OptimalOptions {
-                        threads: 2,
-                        ..Default::default()
-                    },
-                )
-                .unwrap();
-            assert_eq!(r.solutions.len(), 1);
-            assert_eq!(r.solutions[0].len(), len, "{line}");
-            assert!(r.optimal);
-            assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
-            assert_solves(&c, &r.solutions);
-        }
+    let text = include_str!("data/known_optimal.txt");
+    let mut checked = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (len, scramble) = line.split_once('|').expect("length | scramble");
+        let len: usize = len.trim().parse().unwrap();
+        let c = cube(scramble.trim());
+        let r = solver
+            .solve(
+                &c,
+                &OptimalOptions {
+                    threads: 2,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(r.solutions.len(), 1);
+        assert_eq!(r.solutions[0].len(), len, "{line}");
+        assert!(r.optimal);
+        assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
+        assert_solves(&c, &r.solutions);
+        checked += 1;
     }
+    assert_eq!(checked, 4);
 }
 
 /// Positions built to have a known distance: a 10-move and a 12-move sequence that
