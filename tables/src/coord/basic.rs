@@ -168,20 +168,26 @@ impl Coord for UdSlice {
         slice_comb(c)
     }
     fn to_cube(&self, x: u32) -> Cube {
-        let is_slice = slice_positions(x);
-        let mut ep = [0u8; 12];
-        let (mut s, mut o) = (8u8, 0u8);
-        for j in 0..12 {
-            if is_slice[j] {
-                ep[j] = s;
-                s += 1;
-            } else {
-                ep[j] = o;
-                o += 1;
-            }
-        }
-        Cube::from_parts_unchecked(Cube::SOLVED.cp(), [0; 8], ep, [0; 12])
+        slice_cube(x, &[0, 1, 2, 3])
     }
+}
+
+/// A cube with the E-slice edges at the positions of UD-slice value `comb`, in the given
+/// order (`order[k]` = which slice edge, 0..4, is the k-th met), the other edges in order.
+fn slice_cube(comb: u32, order: &[u8]) -> Cube {
+    let is_slice = slice_positions(comb);
+    let mut ep = [0u8; 12];
+    let (mut s, mut o) = (0usize, 0u8);
+    for j in 0..12 {
+        if is_slice[j] {
+            ep[j] = 8 + order[s];
+            s += 1;
+        } else {
+            ep[j] = o;
+            o += 1;
+        }
+    }
+    Cube::from_parts_unchecked(Cube::SOLVED.cp(), [0; 8], ep, [0; 12])
 }
 
 /// Positions and order of the four E-slice edges: 495 · 24 = 11880 values.
@@ -211,20 +217,7 @@ impl Coord for UdSliceSorted {
         slice_comb(c) * 24 + perm_index(&order)
     }
     fn to_cube(&self, x: u32) -> Cube {
-        let is_slice = slice_positions(x / 24);
-        let order = perm_from_index(x % 24, 4);
-        let mut ep = [0u8; 12];
-        let (mut s, mut o) = (0usize, 0u8);
-        for j in 0..12 {
-            if is_slice[j] {
-                ep[j] = 8 + order[s];
-                s += 1;
-            } else {
-                ep[j] = o;
-                o += 1;
-            }
-        }
-        Cube::from_parts_unchecked(Cube::SOLVED.cp(), [0; 8], ep, [0; 12])
+        slice_cube(x / 24, &perm_from_index(x % 24, 4))
     }
 }
 
