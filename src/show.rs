@@ -17,7 +17,7 @@
 //! the net folds up into the cube.
 
 use tables::facelet::{to_face_indices, FACE_LETTERS};
-use tables::Cube;
+use tables::{Cube, Face};
 
 /// 24-bit sticker colours in face order U R F D L B: white, red, green, yellow, orange, blue.
 const RGB: [(u8, u8, u8); 6] = [
@@ -29,12 +29,12 @@ const RGB: [(u8, u8, u8); 6] = [
     (0, 70, 173),
 ];
 
-const U: usize = 0;
-const R: usize = 1;
-const F: usize = 2;
-const D: usize = 3;
-const L: usize = 4;
-const B: usize = 5;
+const U: usize = Face::U as usize;
+const R: usize = Face::R as usize;
+const F: usize = Face::F as usize;
+const D: usize = Face::D as usize;
+const L: usize = Face::L as usize;
+const B: usize = Face::B as usize;
 
 /// The cube as an unfolded net, one line per sticker row (nine lines, each ending in a
 /// newline). With `color`, each sticker is a block with a 24-bit ANSI background colour

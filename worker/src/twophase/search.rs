@@ -166,6 +166,17 @@ impl Limits {
             _ => None,
         }
     }
+
+    /// [`Limits::check`] once `nodes` has passed `*next_check`, then moves `next_check`
+    /// a few thousand nodes on: the cheap periodic poll both searches use.
+    #[inline]
+    pub(crate) fn poll(&self, nodes: u64, next_check: &mut u64) -> Option<Stop> {
+        if nodes < *next_check {
+            return None;
+        }
+        *next_check = nodes + 4096;
+        self.check()
+    }
 }
 
 /// What one run found.
@@ -438,11 +449,8 @@ impl Searcher<'_> {
                 return;
             }
         }
-        if self.nodes >= self.next_check {
-            self.next_check = self.nodes + 4096;
-            if let Some(stop) = self.limits.check() {
-                self.stop = Some(stop);
-            }
+        if let Some(stop) = self.limits.poll(self.nodes, &mut self.next_check) {
+            self.stop = Some(stop);
         }
     }
 

@@ -148,12 +148,9 @@ impl Short<'_> {
             if self.stop.is_some() {
                 return;
             }
-            if self.nodes >= self.next_check {
-                self.next_check = self.nodes + 4096;
-                if let Some(stop) = self.limits.check() {
-                    self.stop = Some(stop);
-                    return;
-                }
+            if let Some(stop) = self.limits.poll(self.nodes, &mut self.next_check) {
+                self.stop = Some(stop);
+                return;
             }
         }
     }
