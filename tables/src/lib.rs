@@ -22,6 +22,7 @@ pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};
 pub mod bfs;
 pub mod coord;
 pub mod facelet;
+pub mod huge;
 pub mod packed;
 pub mod progress;
 pub mod tablefile;

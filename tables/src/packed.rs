@@ -103,6 +103,8 @@ enum Backing {
     /// A read-only map of a whole table file, the body a sub-range of it (held for its
     /// `Drop`).
     Mapped(#[allow(dead_code)] memmap2::Mmap),
+    /// A private copy in (transparent) huge pages (held for its `Drop`).
+    Huge(#[allow(dead_code)] crate::huge::HugeArray<u8>),
 }
 
 /// The read-only bytes of a table body: an owned aligned buffer or a memory-mapped file.
@@ -147,6 +149,24 @@ impl TableBytes {
             len,
             _backing: Backing::Mapped(map),
         })
+    }
+
+    /// A private copy of the bytes in transparent huge pages where the system has them
+    /// ([`crate::huge`]): random lookups then rarely miss the TLB. Costs the table's size
+    /// in memory per process, where a map is shared through the page cache.
+    pub fn to_huge_pages(&self) -> TableBytes {
+        let copy = crate::huge::HugeArray::from_slice(self.as_slice());
+        let ptr = NonNull::new(copy.as_ptr().cast_mut()).unwrap_or(NonNull::dangling());
+        TableBytes {
+            ptr,
+            len: self.len,
+            _backing: Backing::Huge(copy),
+        }
+    }
+
+    /// Whether the bytes are a private huge-page copy ([`TableBytes::to_huge_pages`]).
+    pub fn is_huge_copy(&self) -> bool {
+        matches!(self._backing, Backing::Huge(_))
     }
 
     /// The bytes.
@@ -225,6 +245,19 @@ pub struct Packed4 {
 }
 
 impl Packed4 {
+    /// The same table in a private huge-page copy ([`TableBytes::to_huge_pages`]).
+    pub fn to_huge_pages(&self) -> Packed4 {
+        Packed4 {
+            bytes: self.bytes.to_huge_pages(),
+            entries: self.entries,
+        }
+    }
+
+    /// Whether the entries are read from a private huge-page copy.
+    pub fn is_huge_copy(&self) -> bool {
+        self.bytes.is_huge_copy()
+    }
+
     /// Wraps bytes holding `entries` entries; `None` if the length is not `ceil(entries/2)`.
     pub(crate) fn from_bytes(bytes: TableBytes, entries: u64) -> Option<Packed4> {
         (body_len(entries, 4)? == bytes.len() as u64).then_some(Packed4 { bytes, entries })
@@ -319,6 +352,20 @@ pub struct Packed2 {
 }
 
 impl Packed2 {
+    /// The same table in a private huge-page copy ([`TableBytes::to_huge_pages`]).
+    pub fn to_huge_pages(&self) -> Packed2 {
+        Packed2 {
+            bytes: self.bytes.to_huge_pages(),
+            entries: self.entries,
+            base: self.base,
+        }
+    }
+
+    /// Whether the entries are read from a private huge-page copy.
+    pub fn is_huge_copy(&self) -> bool {
+        self.bytes.is_huge_copy()
+    }
+
     /// Wraps bytes holding `entries` entries; `None` if the length is not `ceil(entries/4)`.
     pub(crate) fn from_bytes(bytes: TableBytes, entries: u64, base: u8) -> Option<Packed2> {
         (body_len(entries, 2)? == bytes.len() as u64).then_some(Packed2 {

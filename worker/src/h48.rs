@@ -35,6 +35,7 @@ pub use self::tables::{
 use self::cocsep::Cocsep;
 use self::coords::Coords;
 use self::search::{Found, K2WithH0, Pruner};
+use crate::TableMemory;
 use ::tables::packed::{Packed2, Packed4};
 use ::tables::{Cube, Move};
 use std::path::Path;
@@ -90,6 +91,15 @@ macro_rules! dispatch {
     };
 }
 
+/// `t`, or its private huge-page copy when `huge`.
+fn in_memory(t: Packed4, huge: bool) -> Packed4 {
+    if huge {
+        t.to_huge_pages()
+    } else {
+        t
+    }
+}
+
 /// An H48 solver over one mapped table: `Send + Sync`, cheap to clone and share.
 #[derive(Clone)]
 pub struct H48Solver {
@@ -113,6 +123,13 @@ impl H48Solver {
     /// has it: entries "at most the base" then fall back on it instead of the corner bound
     /// (much stronger; [`build_table`] always builds it).
     pub fn open(dir: &Path, table: &str) -> Result<Self, H48Error> {
+        H48Solver::open_with(dir, table, TableMemory::default())
+    }
+
+    /// [`H48Solver::open`], reading the main table (and the h48h0k4 fallback) as `memory`
+    /// says: from private huge-page copies (the default) or straight from the maps.
+    pub fn open_with(dir: &Path, table: &str, memory: TableMemory) -> Result<Self, H48Error> {
+        let huge = memory == TableMemory::HugePages;
         let kind = TableKind::parse(table).ok_or_else(|| H48Error::UnknownTable(table.into()))?;
         let TableKind::H48 { eo_bits, bits } = kind else {
             return Err(H48Error::UnknownTable(table.into()));
@@ -123,11 +140,12 @@ impl H48Solver {
             Inner::K4(Pruner {
                 coords,
                 cocsep,
-                table: self::tables::open_k4(dir, table)?,
+                table: in_memory(self::tables::open_k4(dir, table)?, huge),
                 eo_bits: eo_bits.into(),
             })
         } else {
             let k2 = self::tables::open_k2(dir, table)?;
+            let k2 = if huge { k2.to_huge_pages() } else { k2 };
             let h0_path = ::tables::tablefile::table_path(dir, "h48h0k4");
             if eo_bits > 0 && h0_path.exists() {
                 Inner::K2H0(Pruner {
@@ -135,7 +153,7 @@ impl H48Solver {
                     cocsep,
                     table: K2WithH0 {
                         k2,
-                        h0: self::tables::open_k4(dir, "h48h0k4")?,
+                        h0: in_memory(self::tables::open_k4(dir, "h48h0k4")?, huge),
                         shift: eo_bits.into(),
                     },
                     eo_bits: eo_bits.into(),

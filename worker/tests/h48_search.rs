@@ -77,6 +77,48 @@ fn h48_short_scrambles_match_brute_force() {
     }
 }
 
+/// The same through a 2-bit table (h48h2k2 with base 3, entries "at most 3" falling back
+/// on h48h0k4): all optimal solutions of short scrambles, and a 10-move position whose
+/// length agrees with the 4-bit solver's.
+#[test]
+fn h48_k2_table_finds_every_optimal_solution() {
+    let solver = h48_common::h2k2_base3();
+    let mut rng = SplitMix64::new(5);
+    for k in 0..18 {
+        let len = 1 + k % 6;
+        let moves: Vec<Move> = (0..len)
+            .map(|_| Move::ALL[rng.below(18) as usize])
+            .collect();
+        let c = Cube::from_moves(&moves);
+        let optimal = (0..=len).find(|&d| !brute_force(&c, d).is_empty()).unwrap();
+        let r = solver
+            .solve(
+                &c,
+                &OptimalOptions {
+                    max_solutions: None,
+                    threads: 2,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        assert!(r.optimal);
+        assert_solves(&c, &r.solutions);
+        let got: BTreeSet<Vec<Move>> = r.solutions.iter().cloned().collect();
+        assert_eq!(got, brute_force(&c, optimal), "scramble {moves:?}");
+        assert!(solver.lower_bound(&c) as usize <= optimal);
+    }
+    let c = cube("R U2 F' L D2 B R' U F2 D");
+    let opts = OptimalOptions {
+        threads: 2,
+        ..Default::default()
+    };
+    let a = solver.solve(&c, &opts).unwrap();
+    let b = h48_common::h0k4().solve(&c, &opts).unwrap();
+    assert_solves(&c, &a.solutions);
+    assert!(a.optimal && b.optimal);
+    assert_eq!(a.solutions[0].len(), b.solutions[0].len());
+}
+
 /// Positions of known optimal length 15 and 16 (`tests/data/known_optimal.txt`, taken from
 /// the shared data set).
 #[test]

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use tables::tablefile::{self, TableFile};
 use tables::{Cube, Move, SplitMix64};
 use worker::h48::cocsep::{self, Cocsep};
-use worker::h48::coords::{Coords, ESEP};
+use worker::h48::coords::{self, Coords, ESEP};
 use worker::h48::gen_k2;
 
 /// Entries of h48h0k4 at each depth 0..=15 (also nissy-core's h0 distribution).
@@ -46,8 +46,7 @@ fn h48_cocsep_file_matches_a_fresh_computation() {
 fn index(coords: &Coords, cs: &Cocsep, c: &Cube, eo_bits: u32) -> u64 {
     let w = cs.get(coords.cocsep_raw(c));
     let (esep, eo) = coords.edges(c, (w >> 12 & 63) as usize);
-    (((w & 0xfff) as u64 * ESEP as u64 + esep as u64) << eo_bits)
-        | (eo & ((1 << eo_bits) - 1)) as u64
+    (((w & 0xfff) as u64 * ESEP as u64 + esep as u64) << eo_bits) | coords::eo_part(eo, eo_bits)
 }
 
 /// Breadth-first search over h0 cosets (keyed without symmetry: raw corners and edge

@@ -14,7 +14,7 @@
 //!   orientation** bits of the position *transformed by `ttrep`*: the transformation of
 //!   the edges is three byte shuffles and two logic operations with per-symmetry
 //!   constants ([`EdgeSym`]), then two mask extractions, one `pext` and two small table
-//!   lookups give esep; the orientation of the edges at positions `0..N` are the low `N`
+//!   lookups give esep; the orientation bits of the edges at positions `12 - N .. 12` are the top `N`
 //!   bits of one more mask.
 //!
 //! Everything here is checked against the scalar coordinates and symmetries of `tables`
@@ -29,6 +29,14 @@ use tables::Cube;
 pub const COCSEP_RAW: usize = 2187 * 70;
 /// Number of edge-separation values (E-slice positions × M-slice positions).
 pub const ESEP: u32 = 34650;
+
+/// The edge-orientation part of an h48hNk2 index: of the orientation bits of positions
+/// 0..12 (as [`Coords::edges`] returns them), those of positions `12 - N .. 12`
+/// ([`super::gen_k2::EDGE_LAYOUT`]), as an N-bit number.
+#[inline(always)]
+pub fn eo_part(eo: u32, n: u32) -> u64 {
+    ((eo >> (12 - n)) & ((1 << n) - 1)) as u64
+}
 
 /// How one symmetry `S` acts on the edges of a cube under conjugation `S · c · S⁻¹`:
 /// `out[i] = piece_map[x[i].piece] ^ (x[i] & orientation) ^ pos_eo[i]` where

@@ -15,9 +15,10 @@
 //!
 //! Tight bounds: with `r` moves left, if the inverse estimate equals `r`, the next front
 //! move cannot be a half turn (otherwise the inverse's coset would be `r - 1` away); if
-//! the normal estimate equals `r`, the next back move cannot be one. So at each node:
-//! inverse tight → front quarter turns; else normal tight → back quarter turns (the
-//! NISS-style switch); else all front moves.
+//! the normal estimate equals `r`, the next back move cannot be one. The restriction
+//! holds until that side moves, so each node carries the allowed front and back moves
+//! and expands the side with fewer of them (the NISS-style switch; seed 001, and
+//! nissy-core does the same).
 //!
 //! Each solution is produced once: the side taken at a node is a function of the node,
 //! and moves are kept canonical (no two moves on one face in a row; of two moves on
@@ -126,7 +127,7 @@ impl<L: Lookup> Pruner<L> {
         let t = (w >> 12 & 63) as usize;
         let (esep, eo) = self.coords.edges(c, t);
         ((class * ESEP as u64 + esep as u64) << self.eo_bits)
-            | (eo & ((1 << self.eo_bits) - 1)) as u64
+            | super::coords::eo_part(eo, self.eo_bits)
     }
 
     /// The full estimate of one position (no early exit).
@@ -326,13 +327,34 @@ pub fn search<L: Lookup>(
     st.lookups += 2;
     st.nodes += 1;
     if hn.max(hi) <= r {
-        st.dfs(&n, &i, hn, hi, r);
+        let mf = FOLLOW[prefix.last().map_or(0, |m| m.index() + 1)];
+        st.dfs(&n, &i, hn, hi, r, mf, PRECEDE[0]);
     }
     let exhausted = !st.stopped;
     done(st, exhausted)
 }
 
 impl<L: Lookup> State<'_, L> {
+    /// `FOLLOW`/`PRECEDE` row of the last front move (0: none).
+    #[inline(always)]
+    fn last_front(&self) -> usize {
+        if self.nf > 0 {
+            self.front[self.nf - 1].index() + 1
+        } else {
+            0
+        }
+    }
+
+    /// `FOLLOW`/`PRECEDE` row of the first back move, the last one made (0: none).
+    #[inline(always)]
+    fn first_back(&self) -> usize {
+        if self.nb > 0 {
+            self.back[self.nb - 1].index() + 1
+        } else {
+            0
+        }
+    }
+
     /// Records `front + [m] + reversed back` after checking it solves the cube.
     #[cold]
     fn record(&mut self, m: Option<Move>) {
@@ -350,7 +372,15 @@ impl<L: Lookup> State<'_, L> {
     }
 
     /// Searches below a node with `r >= 1` moves left and estimates `hn, hi <= r`.
-    fn dfs(&mut self, n: &Cube, i: &Cube, hn: u8, hi: u8, r: u8) {
+    ///
+    /// `mf` and `mb` are the moves still allowed as the next front and the next back
+    /// move: canonical after the last move on that side, and without half turns when an
+    /// ancestor (since that side last moved) had a tight estimate on the other side.
+    /// That restriction holds until the side moves: if the inverse needs `r` moves, the
+    /// first of the remaining front moves cannot be a half turn, whatever back moves come
+    /// before it (it would be the last move solving the inverse into the target group,
+    /// which contains the half turns). The side with fewer allowed moves is expanded.
+    fn dfs(&mut self, n: &Cube, i: &Cube, hn: u8, hi: u8, r: u8, mf: u32, mb: u32) {
         if self.nodes >= self.check_at {
             self.check_at = self.nodes + CHECK_EVERY;
             if self.cancel.load(Relaxed) {
@@ -360,29 +390,16 @@ impl<L: Lookup> State<'_, L> {
         if self.stopped {
             return;
         }
-        let last_front = if self.nf > 0 {
-            self.front[self.nf - 1].index() + 1
-        } else {
-            0
-        };
-        let first_back = if self.nb > 0 {
-            self.back[self.nb - 1].index() + 1
-        } else {
-            0
-        };
-        let (back, mut allowed) = if hi == r {
-            (false, FOLLOW[last_front] & QUARTER)
-        } else if hn == r {
-            (true, PRECEDE[first_back] & QUARTER)
-        } else {
-            (false, FOLLOW[last_front])
-        };
+        let mf = if hi == r { mf & QUARTER } else { mf };
+        let mb = if hn == r { mb & QUARTER } else { mb };
+        let back = mb.count_ones() < mf.count_ones();
+        let mut allowed = if back { mb } else { mf };
         if r == 1 {
             // The move also meets the other half.
             allowed &= if back {
-                FOLLOW[last_front]
+                FOLLOW[self.last_front()]
             } else {
-                PRECEDE[first_back]
+                PRECEDE[self.first_back()]
             };
         }
         let rr = r - 1;
@@ -498,12 +515,12 @@ impl<L: Lookup> State<'_, L> {
             if k.back {
                 self.back[self.nb] = k.m;
                 self.nb += 1;
-                self.dfs(&k.n, &k.i, hn2, hi2, rr);
+                self.dfs(&k.n, &k.i, hn2, hi2, rr, mf, PRECEDE[k.m.index() + 1]);
                 self.nb -= 1;
             } else {
                 self.front[self.nf] = k.m;
                 self.nf += 1;
-                self.dfs(&k.n, &k.i, hn2, hi2, rr);
+                self.dfs(&k.n, &k.i, hn2, hi2, rr, FOLLOW[k.m.index() + 1], mb);
                 self.nf -= 1;
             }
             if self.stopped {

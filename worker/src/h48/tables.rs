@@ -5,7 +5,7 @@
 //!   the generic BFS generator of `tables` over the sym-composite coordinate
 //!   (cocsep class, edge separation).
 //! - `h48hNk2`, N = 0..=11: 2-bit tables (Rokicki's base scheme) of the coordinate with
-//!   the orientation of the edges at positions `0..N` (of the position transformed to its
+//!   the orientation of the edges at positions `12 - N .. 12` (of the position transformed to its
 //!   class representative) appended: `((class · 34650 + esep) << N) | eo`. Each entry is
 //!   the least distance, to the H48 target with all edges oriented, among the positions
 //!   it stands for ([`super::gen_k2`]). h0k2 is h0k4 with a base.
@@ -286,7 +286,19 @@ pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, H48Error> {
 /// Opens a 2-bit H48 table (mapped, header checked).
 pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, H48Error> {
     let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
-    let t = TableFile::open(check_path(dir, name)?, name)?.into_packed2()?;
+    let file = TableFile::open(check_path(dir, name)?, name)?;
+    let layout = file.header().meta.params[0];
+    if matches!(kind, TableKind::H48 { eo_bits: 1.., .. }) && layout != gen_k2::EDGE_LAYOUT {
+        return Err(H48Error::BadTable {
+            name: name.into(),
+            reason: format!(
+                "edge-orientation layout {layout}, expected {} (written by an older \
+                 cubeswarm): rebuild it with `cubeswarm tables build {name}`",
+                gen_k2::EDGE_LAYOUT
+            ),
+        });
+    }
+    let t = file.into_packed2()?;
     check_entries(name, kind, t.len())?;
     if t.base() == 0 || t.base() > 12 {
         return Err(H48Error::BadTable {

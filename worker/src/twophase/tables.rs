@@ -26,7 +26,7 @@
 //! transparent huge pages ([`TableMemory::HugePages`]); [`TableMemory::Mapped`] reads the
 //! shared maps instead (about 10–30 % slower per lookup-bound search, no private copy).
 
-use super::huge::{prefetch, HugeArray, Nibbles};
+use super::huge::{prefetch, Nibbles};
 use super::TwoPhaseError;
 use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
@@ -37,6 +37,7 @@ use ::tables::{Cube, Move, NSYM_UD};
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::{Duration, Instant};
+use tables::huge::HugeArray;
 
 /// Name of the FlipUDSlice class table file.
 pub const FSYM_NAME: &str = "twophase-fsym";
@@ -118,18 +119,7 @@ pub struct TwoPhaseTables {
     load_time: Duration,
 }
 
-/// Where the two large pruning tables are read from during a search.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TableMemory {
-    /// A private copy in transparent huge pages (126 MB per process). Random lookups then
-    /// rarely miss the TLB, which makes the lookup-bound search 10–30 % faster; the
-    /// default.
-    #[default]
-    HugePages,
-    /// Straight from the read-only memory maps, shared by every process on the machine
-    /// through the page cache (for many solver processes on one small machine).
-    Mapped,
-}
+pub use crate::TableMemory;
 
 impl TwoPhaseTables {
     /// The names of the table files, in build order.

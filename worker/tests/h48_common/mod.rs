@@ -36,3 +36,27 @@ pub fn h0k4() -> &'static H48Solver {
         H48Solver::open(&dir, "h48h0k4").expect("opening h48h0k4")
     })
 }
+
+/// A solver over a 2-bit table: h48h2k2 generated with base 3 (so every value kind of a
+/// 2-bit entry shows up in short searches) next to copies of cocsep and h48h0k4, its
+/// fallback, in `target/test-tables/k2-base3`. Regenerated once per process (it takes
+/// well under a second), so it always matches the current code.
+pub fn h2k2_base3() -> &'static H48Solver {
+    static S: OnceLock<H48Solver> = OnceLock::new();
+    S.get_or_init(|| {
+        let src = ensure("h48h0k4");
+        let dir = tables_dir().join("k2-base3");
+        std::fs::create_dir_all(&dir).expect("creating the k2 test directory");
+        for name in ["cocsep", "h48h0k4"] {
+            let to = tables::tablefile::table_path(&dir, name);
+            if !to.exists() {
+                std::fs::copy(tables::tablefile::table_path(&src, name), &to)
+                    .expect("copying a test table");
+            }
+        }
+        let cs = worker::h48::cocsep::Cocsep::open(&dir).expect("opening cocsep");
+        worker::h48::gen_k2::generate(&dir, "h48h2k2", 2, 3, &cs, false)
+            .expect("generating h48h2k2 with base 3");
+        H48Solver::open(&dir, "h48h2k2").expect("opening h48h2k2")
+    })
+}
