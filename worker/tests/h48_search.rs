@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tables::{parse_moves, Cube, CubieError, Move, SplitMix64};
 use worker::h48::search::is_canonical;
-use worker::h48::{H48Error, OptimalOptions};
+use worker::h48::{H48Error, H48Solver, OptimalOptions};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
@@ -48,13 +48,11 @@ fn brute_force(c: &Cube, d: usize) -> BTreeSet<Vec<Move>> {
     out
 }
 
-/// Short random scrambles: the optimal length and the set of all optimal solutions
-/// agree with brute force.
-#[test]
-fn h48_short_scrambles_match_brute_force() {
-    let solver = h48_common::h0k4();
-    let mut rng = SplitMix64::new(3);
-    for k in 0..24 {
+/// `count` random scrambles of 1 to 6 moves from `seed`: the solver's optimal length and
+/// its set of all optimal solutions (no duplicates) agree with brute force.
+fn check_short_scrambles(solver: &H48Solver, seed: u64, count: usize) {
+    let mut rng = SplitMix64::new(seed);
+    for k in 0..count {
         let len = 1 + k % 6;
         let moves: Vec<Move> = (0..len)
             .map(|_| Move::ALL[rng.below(18) as usize])
@@ -77,36 +75,18 @@ fn h48_short_scrambles_match_brute_force() {
     }
 }
 
+/// Short random scrambles through h48h0k4.
+#[test]
+fn h48_short_scrambles_match_brute_force() {
+    check_short_scrambles(h48_common::h0k4(), 3, 24);
+}
+
 /// The same through a 2-bit table (h48h2k2 with base 3, entries "at most 3" falling back
-/// on h48h0k4): all optimal solutions of short scrambles, and a 10-move position whose
-/// length agrees with the 4-bit solver's.
+/// on h48h0k4), and a 10-move position whose length agrees with the 4-bit solver's.
 #[test]
 fn h48_k2_table_finds_every_optimal_solution() {
     let solver = h48_common::h2k2_base3();
-    let mut rng = SplitMix64::new(5);
-    for k in 0..18 {
-        let len = 1 + k % 6;
-        let moves: Vec<Move> = (0..len)
-            .map(|_| Move::ALL[rng.below(18) as usize])
-            .collect();
-        let c = Cube::from_moves(&moves);
-        let optimal = (0..=len).find(|&d| !brute_force(&c, d).is_empty()).unwrap();
-        let r = solver
-            .solve(
-                &c,
-                &OptimalOptions {
-                    max_solutions: None,
-                    threads: 2,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
-        assert!(r.optimal);
-        assert_solves(&c, &r.solutions);
-        let got: BTreeSet<Vec<Move>> = r.solutions.iter().cloned().collect();
-        assert_eq!(got, brute_force(&c, optimal), "scramble {moves:?}");
-        assert!(solver.lower_bound(&c) as usize <= optimal);
-    }
+    check_short_scrambles(solver, 5, 18);
     let c = cube("R U2 F' L D2 B R' U F2 D");
     let opts = OptimalOptions {
         threads: 2,
