@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tables::{parse_moves, Cube, CubieError, Move, SplitMix64};
 use worker::h48::search::is_canonical;
-use worker::h48::{H48Error, H48Solver, OptimalOptions};
+use worker::h48::{H48Error, H48Solver, OptimalOptions, OptimalResult};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
@@ -23,6 +23,15 @@ fn assert_solves(c: &Cube, sols: &[Vec<Move>]) {
         assert!(c.apply_moves(s).is_solved(), "{s:?} does not solve");
         assert!(is_canonical(s), "{s:?} is not canonical");
     }
+}
+
+/// The first optimal solution of `c`, on 2 threads.
+fn solve_first(solver: &H48Solver, c: &Cube) -> OptimalResult {
+    let opts = OptimalOptions {
+        threads: 2,
+        ..Default::default()
+    };
+    solver.solve(c, &opts).unwrap()
 }
 
 /// Every canonical sequence of exactly `d` moves solving `c`, by plain enumeration.
@@ -88,12 +97,8 @@ fn h48_k2_table_finds_every_optimal_solution() {
     let solver = h48_common::h2k2_base3();
     check_short_scrambles(solver, 5, 18);
     let c = cube("R U2 F' L D2 B R' U F2 D");
-    let opts = OptimalOptions {
-        threads: 2,
-        ..Default::default()
-    };
-    let a = solver.solve(&c, &opts).unwrap();
-    let b = h48_common::h0k4().solve(&c, &opts).unwrap();
+    let a = solve_first(solver, &c);
+    let b = solve_first(h48_common::h0k4(), &c);
     assert_solves(&c, &a.solutions);
     assert!(a.optimal && b.optimal);
     assert_eq!(a.solutions[0].len(), b.solutions[0].len());
@@ -110,15 +115,7 @@ fn h48_known_distance_positions_are_solved_optimally() {
         let (len, scramble) = line.split_once('|').expect("length | scramble");
         let len: usize = len.trim().parse().unwrap();
         let c = cube(scramble.trim());
-        let r = solver
-            .solve(
-                &c,
-                &OptimalOptions {
-                    threads: 2,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+        let r = solve_first(solver, &c);
         assert_eq!(r.solutions.len(), 1);
         assert_eq!(r.solutions[0].len(), len, "{line}");
         assert!(r.optimal);
@@ -141,15 +138,7 @@ fn h48_built_positions_of_length_10_to_12() {
         "F R' U2 L B' D R2 F' U L' B2 D'",
     ] {
         let c = cube(s);
-        let r = solver
-            .solve(
-                &c,
-                &OptimalOptions {
-                    threads: 2,
-                    ..Default::default()
-                },
-            )
-            .unwrap();
+        let r = solve_first(solver, &c);
         let n = r.solutions[0].len();
         assert!(n <= parse_moves(s).unwrap().len());
         assert_solves(&c, &r.solutions);
