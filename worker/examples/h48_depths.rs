@@ -1,6 +1,6 @@
 //! Per-depth node counts of the search primitive (an experiment tool).
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_depths -- <dir> <table> <max depth> <moves> [huge|mapped]`
+//! `cargo run --release -p cubeswarm-worker --example h48_depths -- <dir> <table> <max depth> <moves> [huge|mapped] [lanes]`
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use tables::{parse_moves, Cube};
@@ -16,9 +16,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let max: u8 = args[3].parse()?;
     let cube = Cube::from_moves(&parse_moves(&args[4])?);
     let cancel = AtomicBool::new(false);
+    // Optional: interleave this many lanes over the 4-move prefixes on one thread.
+    let lanes: Option<usize> = args.get(6).map(|s| s.parse()).transpose()?;
+    let prefixes = worker::h48::solve::canonical_prefixes(4);
     for d in solver.lower_bound(&cube)..=max {
         let t = std::time::Instant::now();
-        let out = solver.search(&cube, &[], d, usize::MAX, &cancel);
+        let out = match lanes {
+            None => solver.search(&cube, &[], d, usize::MAX, &cancel),
+            Some(k) => {
+                let mut it = prefixes.iter().enumerate();
+                let mut total = worker::h48::SearchOutcome::default();
+                solver.search_lanes(
+                    &cube,
+                    d,
+                    k,
+                    &cancel,
+                    &mut || it.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+                    &mut |_, o| {
+                        total.nodes += o.nodes;
+                        total.lookups += o.lookups;
+                        total.solutions.extend(o.solutions);
+                    },
+                );
+                total
+            }
+        };
         println!(
             "depth {d}: {} nodes, {} lookups, {} solutions, {:.2} s",
             out.nodes,

@@ -192,6 +192,24 @@ impl H48Solver {
         dispatch!(&*self.inner, p => search::search(p, cube, prefix, depth, max_solutions, cancel).into())
     }
 
+    /// Runs many calls of the primitive at one `depth`, up to `lanes` of them interleaved
+    /// on this thread (which hides memory latency): `next` hands out the tasks as
+    /// `(id, prefix, max_solutions)` until it returns `None`, and `done` receives each
+    /// task's outcome with its id as soon as that task is finished.
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_lanes<'t>(
+        &self,
+        cube: &Cube,
+        depth: u8,
+        lanes: usize,
+        cancel: &AtomicBool,
+        next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
+        done: &mut dyn FnMut(usize, SearchOutcome),
+    ) {
+        let done = &mut |id, f: Found| done(id, f.into());
+        dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, cancel, next, done))
+    }
+
     /// Solves `cube` optimally (or as `opts` say); refuses illegal positions first.
     pub fn solve(&self, cube: &Cube, opts: &OptimalOptions) -> Result<OptimalResult, H48Error> {
         solve::solve(self, cube, opts)

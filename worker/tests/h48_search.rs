@@ -223,6 +223,44 @@ fn h48_prefixed_search_returns_only_matching_solutions_and_the_union_is_complete
         .is_empty());
 }
 
+/// Interleaving tasks on one thread changes nothing but the order results arrive in:
+/// every task's solutions, node and lookup counts equal those of a lone `search` call.
+#[test]
+fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
+    let solver = h48_common::h0k4();
+    let c = cube("R U R' U' F2 D L' B D2 R' F U'");
+    let none = AtomicBool::new(false);
+    let d = solver
+        .solve(&c, &OptimalOptions::default())
+        .unwrap()
+        .solutions[0]
+        .len() as u8;
+    let prefixes = worker::h48::solve::canonical_prefixes(2);
+    for lanes in [1, 3] {
+        let mut next = prefixes.iter().enumerate();
+        let mut seen = vec![false; prefixes.len()];
+        let mut sols = 0;
+        solver.search_lanes(
+            &c,
+            d,
+            lanes,
+            &none,
+            &mut || next.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+            &mut |i, out| {
+                assert!(!std::mem::replace(&mut seen[i], true), "task {i} twice");
+                let lone = solver.search(&c, &prefixes[i], d, usize::MAX, &none);
+                assert_eq!(out, lone, "task {i} ({:?}), {lanes} lanes", prefixes[i]);
+                assert_solves(&c, &out.solutions);
+                sols += out.solutions.len();
+            },
+        );
+        assert!(seen.iter().all(|&s| s), "{lanes} lanes skipped a task");
+        let whole = solver.search(&c, &[], d, usize::MAX, &none);
+        assert!(sols > 0);
+        assert_eq!(sols, whole.solutions.len());
+    }
+}
+
 #[test]
 fn h48_cancel_flag_stops_the_search() {
     let solver = h48_common::h0k4();

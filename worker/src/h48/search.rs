@@ -23,8 +23,15 @@
 //! Each solution is produced once: the side taken at a node is a function of the node,
 //! and moves are kept canonical (no two moves on one face in a row; of two moves on
 //! opposite faces in a row, the U/R/F one first), including where the front and back
-//! halves meet. Children are generated first, their table entries prefetched, then
-//! evaluated, so the cache misses of siblings overlap.
+//! halves meet.
+//!
+//! Memory: a node's children are generated in two passes (all corner words first, so
+//! those reads overlap, then the corner bounds and the main-table indices), and the
+//! entries of their first estimates are prefetched; the second estimate's index is only
+//! computed, and its entry prefetched, for the children whose first estimate passed. The
+//! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
+//! several tasks on one thread and switch to another task while the prefetched entries
+//! arrive. Nothing allocates per node.
 
 use super::cocsep::Cocsep;
 use super::coords::{Coords, ESEP};
@@ -207,6 +214,22 @@ pub fn is_canonical(moves: &[Move]) -> bool {
 enum Est {
     Known(u8),
     At(Probe),
+    /// The corner word is read; the main-table index is not computed yet.
+    Word(u32),
+}
+
+impl Est {
+    /// The estimate (a table read unless known) of `c`, whose estimate this is.
+    #[inline(always)]
+    fn read<L: Lookup>(self, p: &Pruner<L>, c: &Cube, lookups: &mut u64) -> u8 {
+        let (cd, idx) = match self {
+            Est::Known(v) => return v,
+            Est::At(pr) => (pr.cd, pr.idx),
+            Est::Word(w) => ((w >> 18) as u8, p.index(c, w)),
+        };
+        *lookups += 1;
+        cd.max(p.table.value(idx, cd))
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -248,8 +271,8 @@ pub struct Found {
     pub invalid: u64,
 }
 
-struct State<'a, L> {
-    p: &'a Pruner<L>,
+/// The path of the node being searched and what the search found so far.
+struct Path<'a> {
     cube: Cube,
     front: [Move; MAX_DEPTH],
     nf: usize,
@@ -268,6 +291,49 @@ struct State<'a, L> {
 /// Nodes between two looks at the cancel flag.
 const CHECK_EVERY: u64 = 4096;
 
+/// One level of the explicit depth-first stack: the children of a node, generated with
+/// their table entries prefetched, and which of them comes next.
+#[derive(Clone, Copy)]
+struct Frame {
+    kids: [std::mem::MaybeUninit<Kid>; 18],
+    /// Children written.
+    nk: u8,
+    /// The next child to evaluate.
+    next: u8,
+    /// Moves left below the children.
+    rr: u8,
+    /// The node's allowed front and back moves (tight-bound restrictions applied).
+    mf: u32,
+    mb: u32,
+    /// The move that led to the node: 0 none (the root), 1 a front move, 2 a back move.
+    via: u8,
+    /// Whether the children's first estimates have been read (and the second ones
+    /// prefetched for the children that passed).
+    filtered: bool,
+}
+
+const EMPTY_FRAME: Frame = Frame {
+    kids: [std::mem::MaybeUninit::uninit(); 18],
+    nk: 0,
+    next: 0,
+    rr: 0,
+    mf: 0,
+    mb: 0,
+    via: 0,
+    filtered: false,
+};
+
+/// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
+/// several can run interleaved on one thread (see [`search_lanes`]).
+struct Lane<'a> {
+    path: Path<'a>,
+    /// `frames[..top]` are live; `top == 0`: the task is finished.
+    frames: Box<[Frame]>,
+    top: usize,
+    /// The task's id (given by the caller).
+    id: usize,
+}
+
 /// Finds up to `max_solutions` canonical solutions of exactly `depth` moves of `cube`
 /// that start with `prefix` (see the module docs). `cube` must be a legal position.
 pub fn search<L: Lookup>(
@@ -278,63 +344,270 @@ pub fn search<L: Lookup>(
     max_solutions: usize,
     cancel: &AtomicBool,
 ) -> Found {
-    let mut st = State {
+    let mut task = Some((0, prefix, max_solutions));
+    let mut out = None;
+    search_lanes(
         p,
-        cube: *cube,
-        front: [Move::ALL[0]; MAX_DEPTH],
-        nf: 0,
-        back: [Move::ALL[0]; MAX_DEPTH],
-        nb: 0,
-        max_solutions,
-        solutions: Vec::new(),
+        cube,
+        depth,
+        1,
         cancel,
-        stopped: false,
+        &mut || task.take(),
+        &mut |_, f| out = Some(f),
+    );
+    out.unwrap_or(Found {
+        solutions: Vec::new(),
         nodes: 0,
         lookups: 0,
-        check_at: CHECK_EVERY,
+        exhausted: false,
         invalid: 0,
-    };
-    let depth = depth as usize;
-    let done = |st: State<'_, L>, exhausted| Found {
-        solutions: st.solutions,
-        nodes: st.nodes,
-        lookups: st.lookups,
-        exhausted,
-        invalid: st.invalid,
-    };
-    if max_solutions == 0 || cancel.load(Relaxed) {
-        return done(st, false);
-    }
-    if depth > MAX_DEPTH || prefix.len() > depth || !is_canonical(prefix) {
-        return done(st, true);
-    }
-    let mut n = *cube;
-    for &m in prefix {
-        n = n.apply_move(m);
-        st.front[st.nf] = m;
-        st.nf += 1;
-    }
-    let r = (depth - prefix.len()) as u8;
-    if r == 0 {
-        if n.is_solved() {
-            st.record(None);
-        }
-        return done(st, true);
-    }
-    let i = n.inverse();
-    let hn = p.estimate(&n);
-    let hi = p.estimate(&i);
-    st.lookups += 2;
-    st.nodes += 1;
-    if hn.max(hi) <= r {
-        let mf = FOLLOW[prefix.last().map_or(0, |m| m.index() + 1)];
-        st.dfs(&n, &i, hn, hi, r, mf, PRECEDE[0]);
-    }
-    let exhausted = !st.stopped;
-    done(st, exhausted)
+    })
 }
 
-impl<L: Lookup> State<'_, L> {
+/// Runs the tasks that `next` hands out — `(id, prefix, max_solutions)`, each one call of
+/// [`search`] at `depth` — with up to `lanes` of them interleaved on this thread, and
+/// gives each result to `done` with its id as soon as that task is finished.
+///
+/// Interleaving hides memory latency: after a lane expands a node (generating the
+/// children and prefetching their table entries) the thread switches to the next lane,
+/// and by the time it comes back the entries have arrived. Each lane searches in exactly
+/// the order [`search`] would; only the tasks' results arrive in a different order.
+pub fn search_lanes<'t, L: Lookup>(
+    p: &Pruner<L>,
+    cube: &Cube,
+    depth: u8,
+    lanes: usize,
+    cancel: &AtomicBool,
+    next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
+    done: &mut dyn FnMut(usize, Found),
+) {
+    let lanes = lanes.max(1);
+    // Lanes are made once and reused: each holds a stack of some 60 kB.
+    let mut pool: Vec<Lane<'_>> = Vec::with_capacity(lanes);
+    let mut running = 0;
+    let mut more = true;
+    loop {
+        // Fill the free lanes (`pool[running..]`) with new tasks; a task may finish at
+        // its start.
+        while more && running < lanes {
+            let Some((id, prefix, max_solutions)) = next() else {
+                more = false;
+                break;
+            };
+            if pool.len() == running {
+                pool.push(Lane::new(cube, cancel));
+            }
+            let lane = &mut pool[running];
+            lane.reset(id, max_solutions);
+            if lane.start(p, prefix, depth) {
+                running += 1;
+            } else {
+                done(id, lane.finish());
+            }
+        }
+        if running == 0 {
+            return;
+        }
+        let mut k = 0;
+        while k < running {
+            if pool[k].step(p) {
+                k += 1;
+            } else {
+                let found = pool[k].finish();
+                done(pool[k].id, found);
+                running -= 1;
+                pool.swap(k, running);
+            }
+        }
+    }
+}
+
+impl<'a> Lane<'a> {
+    fn new(cube: &Cube, cancel: &'a AtomicBool) -> Self {
+        Lane {
+            path: Path {
+                cube: *cube,
+                front: [Move::ALL[0]; MAX_DEPTH],
+                nf: 0,
+                back: [Move::ALL[0]; MAX_DEPTH],
+                nb: 0,
+                max_solutions: 0,
+                solutions: Vec::new(),
+                cancel,
+                stopped: false,
+                nodes: 0,
+                lookups: 0,
+                check_at: CHECK_EVERY,
+                invalid: 0,
+            },
+            frames: vec![EMPTY_FRAME; MAX_DEPTH + 1].into_boxed_slice(),
+            top: 0,
+            id: 0,
+        }
+    }
+
+    /// Makes the lane ready for task `id`.
+    fn reset(&mut self, id: usize, max_solutions: usize) {
+        let st = &mut self.path;
+        st.nf = 0;
+        st.nb = 0;
+        st.max_solutions = max_solutions;
+        st.solutions = Vec::new();
+        st.stopped = false;
+        st.nodes = 0;
+        st.lookups = 0;
+        st.check_at = CHECK_EVERY;
+        st.invalid = 0;
+        self.top = 0;
+        self.id = id;
+    }
+
+    /// Sets up the root of the task; false if it is already finished.
+    fn start<L: Lookup>(&mut self, p: &Pruner<L>, prefix: &[Move], depth: u8) -> bool {
+        let st = &mut self.path;
+        if st.max_solutions == 0 || st.cancel.load(Relaxed) {
+            st.stopped = true;
+            return false;
+        }
+        let depth = depth as usize;
+        if depth > MAX_DEPTH || prefix.len() > depth || !is_canonical(prefix) {
+            return false;
+        }
+        let mut n = st.cube;
+        for &m in prefix {
+            n = n.apply_move(m);
+            st.front[st.nf] = m;
+            st.nf += 1;
+        }
+        let r = (depth - prefix.len()) as u8;
+        if r == 0 {
+            if n.is_solved() {
+                st.record(None);
+            }
+            return false;
+        }
+        let i = n.inverse();
+        let hn = p.estimate(&n);
+        let hi = p.estimate(&i);
+        st.lookups += 2;
+        st.nodes += 1;
+        if hn.max(hi) > r {
+            return false;
+        }
+        let mf = FOLLOW[prefix.last().map_or(0, |m| m.index() + 1)];
+        expand(
+            p,
+            st,
+            &mut self.frames[0],
+            &n,
+            &i,
+            hn,
+            hi,
+            r,
+            mf,
+            PRECEDE[0],
+            0,
+        );
+        self.top = 1;
+        true
+    }
+
+    /// The result of a finished (or stopped) lane.
+    fn finish(&mut self) -> Found {
+        Found {
+            exhausted: !self.path.stopped,
+            solutions: std::mem::take(&mut self.path.solutions),
+            nodes: self.path.nodes,
+            lookups: self.path.lookups,
+            invalid: self.path.invalid,
+        }
+    }
+
+    /// Advances the search until it has prefetched a new node's children (true: come
+    /// back later) or finished (false).
+    fn step<L: Lookup>(&mut self, p: &Pruner<L>) -> bool {
+        let st = &mut self.path;
+        while self.top > 0 {
+            if st.stopped {
+                self.top = 0;
+                break;
+            }
+            let t = self.top - 1;
+            let (below, above) = self.frames.split_at_mut(t + 1);
+            let f = &mut below[t];
+            if !f.filtered {
+                f.filtered = true;
+                let rr = f.rr;
+                let mut kept = 0;
+                let mut fetched = false;
+                for j in 0..f.nk as usize {
+                    // SAFETY: the first `nk` children were written by `expand`.
+                    let mut k = unsafe { f.kids[j].assume_init() };
+                    if let Est::At(_) = k.hn {
+                        let v = k.hn.read(p, &k.n, &mut st.lookups);
+                        if v > rr {
+                            continue;
+                        }
+                        k.hn = Est::Known(v);
+                        if let Est::Word(w) = k.hi {
+                            let idx = p.index(&k.i, w);
+                            p.table.prefetch(idx);
+                            fetched = true;
+                            k.hi = Est::At(Probe {
+                                cd: (w >> 18) as u8,
+                                idx,
+                            });
+                        }
+                    }
+                    f.kids[kept].write(k);
+                    kept += 1;
+                }
+                f.nk = kept as u8;
+                if fetched {
+                    return true;
+                }
+            }
+            if f.next == f.nk {
+                match f.via {
+                    1 => st.nf -= 1,
+                    2 => st.nb -= 1,
+                    _ => {}
+                }
+                self.top = t;
+                continue;
+            }
+            // SAFETY: the first `nk` children were written by `expand`.
+            let k = unsafe { f.kids[f.next as usize].assume_init_ref() };
+            f.next += 1;
+            let rr = f.rr;
+            let hn2 = k.hn.read(p, &k.n, &mut st.lookups);
+            if hn2 > rr {
+                continue;
+            }
+            let hi2 = k.hi.read(p, &k.i, &mut st.lookups);
+            if hi2 > rr {
+                continue;
+            }
+            let (mf, mb, via) = if k.back {
+                st.back[st.nb] = k.m;
+                st.nb += 1;
+                (f.mf, PRECEDE[k.m.index() + 1], 2)
+            } else {
+                st.front[st.nf] = k.m;
+                st.nf += 1;
+                (FOLLOW[k.m.index() + 1], f.mb, 1)
+            };
+            let fetched = expand(p, st, &mut above[0], &k.n, &k.i, hn2, hi2, rr, mf, mb, via);
+            self.top = t + 2;
+            if fetched {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Path<'_> {
     /// `FOLLOW`/`PRECEDE` row of the last front move (0: none).
     #[inline(always)]
     fn last_front(&self) -> usize {
@@ -370,164 +643,190 @@ impl<L: Lookup> State<'_, L> {
             self.stopped = true;
         }
     }
+}
 
-    /// Searches below a node with `r >= 1` moves left and estimates `hn, hi <= r`.
-    ///
-    /// `mf` and `mb` are the moves still allowed as the next front and the next back
-    /// move: canonical after the last move on that side, and without half turns when an
-    /// ancestor (since that side last moved) had a tight estimate on the other side.
-    /// That restriction holds until the side moves: if the inverse needs `r` moves, the
-    /// first of the remaining front moves cannot be a half turn, whatever back moves come
-    /// before it (it would be the last move solving the inverse into the target group,
-    /// which contains the half turns). The side with fewer allowed moves is expanded.
-    fn dfs(&mut self, n: &Cube, i: &Cube, hn: u8, hi: u8, r: u8, mf: u32, mb: u32) {
-        if self.nodes >= self.check_at {
-            self.check_at = self.nodes + CHECK_EVERY;
-            if self.cancel.load(Relaxed) {
-                self.stopped = true;
+/// Expands a node with `r >= 1` moves left and estimates `hn, hi <= r` into frame `f`:
+/// generates its children (recording those that solve the cube), and prefetches the
+/// table entries the children's estimates need. Returns whether anything was prefetched.
+///
+/// `mf` and `mb` are the moves still allowed as the next front and the next back move:
+/// canonical after the last move on that side, and without half turns when an ancestor
+/// (since that side last moved) had a tight estimate on the other side. That restriction
+/// holds until the side moves: if the inverse needs `r` moves, the first of the remaining
+/// front moves cannot be a half turn, whatever back moves come before it (it would be the
+/// last move solving the inverse into the target group, which contains the half turns).
+/// The side with fewer allowed moves is expanded.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn expand<L: Lookup>(
+    p: &Pruner<L>,
+    st: &mut Path<'_>,
+    f: &mut Frame,
+    n: &Cube,
+    i: &Cube,
+    hn: u8,
+    hi: u8,
+    r: u8,
+    mf: u32,
+    mb: u32,
+    via: u8,
+) -> bool {
+    f.nk = 0;
+    f.next = 0;
+    f.via = via;
+    f.filtered = false;
+    if st.nodes >= st.check_at {
+        st.check_at = st.nodes + CHECK_EVERY;
+        if st.cancel.load(Relaxed) {
+            st.stopped = true;
+        }
+    }
+    if st.stopped {
+        return false;
+    }
+    let mf = if hi == r { mf & QUARTER } else { mf };
+    let mb = if hn == r { mb & QUARTER } else { mb };
+    f.mf = mf;
+    f.mb = mb;
+    let back = mb.count_ones() < mf.count_ones();
+    let mut allowed = if back { mb } else { mf };
+    if r == 1 {
+        // The move also meets the other half.
+        allowed &= if back {
+            FOLLOW[st.last_front()]
+        } else {
+            PRECEDE[st.first_back()]
+        };
+    }
+    let rr = r - 1;
+    f.rr = rr;
+    let mut nk = 0;
+    let mut fetched = false;
+    let child = |mi: usize| {
+        let mc = &MOVE_CUBES[mi];
+        let minv = &MOVE_CUBES[Move::ALL[mi].inverse().index()];
+        if back {
+            (mc.compose(n), i.compose(minv))
+        } else {
+            (n.compose(mc), minv.compose(i))
+        }
+    };
+    if rr == 0 {
+        // The children are leaves.
+        while allowed != 0 {
+            let mi = allowed.trailing_zeros() as usize;
+            allowed &= allowed - 1;
+            st.nodes += 1;
+            if !child(mi).0.is_solved() {
+                continue;
+            }
+            let m = Move::ALL[mi];
+            if back {
+                st.back[st.nb] = m;
+                st.nb += 1;
+                st.record(None);
+                st.nb -= 1;
+            } else {
+                st.record(Some(m));
+            }
+            if st.stopped {
+                break;
             }
         }
-        if self.stopped {
-            return;
+    } else if rr == 1 {
+        // One move must solve each child: compare it with the 18 move cubes instead of
+        // reading tables.
+        while allowed != 0 {
+            let mi = allowed.trailing_zeros() as usize;
+            allowed &= allowed - 1;
+            st.nodes += 1;
+            let (n2, i2) = child(mi);
+            if !is_one_move(&n2) {
+                continue;
+            }
+            // A half turn is in the target group (estimate 0), a quarter turn is not
+            // (estimate 1): the same values the tables hold.
+            let h = if is_half_turn(&n2) { 0 } else { 1 };
+            f.kids[nk].write(Kid {
+                m: Move::ALL[mi],
+                back,
+                n: n2,
+                i: i2,
+                hn: Est::Known(h),
+                hi: Est::Known(h),
+            });
+            nk += 1;
         }
-        let mf = if hi == r { mf & QUARTER } else { mf };
-        let mb = if hn == r { mb & QUARTER } else { mb };
-        let back = mb.count_ones() < mf.count_ones();
-        let mut allowed = if back { mb } else { mf };
-        if r == 1 {
-            // The move also meets the other half.
-            allowed &= if back {
-                FOLLOW[self.last_front()]
-            } else {
-                PRECEDE[self.first_back()]
-            };
-        }
-        let rr = r - 1;
-        let p = self.p;
-        let mut kids: [std::mem::MaybeUninit<Kid>; 18] = [std::mem::MaybeUninit::uninit(); 18];
-        let mut nk = 0;
+    } else {
+        // Two passes, so that the corner-table reads of all children overlap: the
+        // children and their corner words, then the corner bounds, the main-table
+        // indices and their prefetches.
+        let mut words = [(0u32, 0u32); 18];
+        let mut all = 0;
         while allowed != 0 {
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             let m = Move::ALL[mi];
-            let mc = &MOVE_CUBES[mi];
-            let minv = &MOVE_CUBES[m.inverse().index()];
-            let (n2, i2) = if back {
-                (mc.compose(n), i.compose(minv))
-            } else {
-                (n.compose(mc), minv.compose(i))
-            };
-            self.nodes += 1;
-            if rr == 0 {
-                if n2.is_solved() {
-                    if back {
-                        self.back[self.nb] = m;
-                        self.nb += 1;
-                        self.record(None);
-                        self.nb -= 1;
-                    } else {
-                        self.record(Some(m));
-                    }
-                    if self.stopped {
-                        return;
-                    }
-                }
-                continue;
-            }
-            if rr == 1 {
-                // One move must solve the child: compare it with the 18 move cubes
-                // instead of reading tables.
-                if !is_one_move(&n2) {
-                    continue;
-                }
-                // A half turn is in the target group (estimate 0), a quarter turn is not
-                // (estimate 1): the same values the tables hold.
-                let h = if is_half_turn(&n2) { 0 } else { 1 };
-                kids[nk].write(Kid {
-                    m,
-                    back,
-                    n: n2,
-                    i: i2,
-                    hn: Est::Known(h),
-                    hi: Est::Known(h),
-                });
-                nk += 1;
-                continue;
-            }
+            let (n2, i2) = child(mi);
             let half = m.is_half();
-            let hn2 = if back && half {
-                Est::Known(hn)
+            // A half turn leaves the coset of one side unchanged: its estimate is kept.
+            let wn = if back && half {
+                u32::MAX
             } else {
-                let w = p.corner_word(&n2);
-                let cd = (w >> 18) as u8;
-                if cd > rr {
-                    continue;
-                }
-                let idx = p.index(&n2, w);
-                p.table.prefetch(idx);
-                Est::At(Probe { cd, idx })
+                p.corner_word(&n2)
             };
-            let hi2 = if !back && half {
-                Est::Known(hi)
+            let wi = if !back && half {
+                u32::MAX
             } else {
-                let w = p.corner_word(&i2);
-                let cd = (w >> 18) as u8;
-                if cd > rr {
-                    continue;
-                }
-                let idx = p.index(&i2, w);
-                p.table.prefetch(idx);
-                Est::At(Probe { cd, idx })
+                p.corner_word(&i2)
             };
-            kids[nk].write(Kid {
+            words[all] = (wn, wi);
+            f.kids[all].write(Kid {
                 m,
                 back,
                 n: n2,
                 i: i2,
-                hn: hn2,
-                hi: hi2,
+                hn: Est::Known(hn),
+                hi: Est::Known(hi),
             });
+            all += 1;
+        }
+        st.nodes += all as u64;
+        for (j, &(wn, wi)) in words[..all].iter().enumerate() {
+            // SAFETY: written in the pass above.
+            let mut k = unsafe { f.kids[j].assume_init() };
+            if wn != u32::MAX {
+                let cd = (wn >> 18) as u8;
+                if cd > rr {
+                    continue;
+                }
+                let idx = p.index(&k.n, wn);
+                p.table.prefetch(idx);
+                fetched = true;
+                k.hn = Est::At(Probe { cd, idx });
+            }
+            if wi != u32::MAX {
+                let cd = (wi >> 18) as u8;
+                if cd > rr {
+                    continue;
+                }
+                k.hi = if wn == u32::MAX {
+                    let idx = p.index(&k.i, wi);
+                    p.table.prefetch(idx);
+                    fetched = true;
+                    Est::At(Probe { cd, idx })
+                } else {
+                    // The index is computed (and prefetched) once the first estimate
+                    // has passed.
+                    Est::Word(wi)
+                };
+            }
+            f.kids[nk].write(k);
             nk += 1;
         }
-        for k in kids.iter().take(nk) {
-            // SAFETY: the first `nk` entries were written in the loop above.
-            let k = unsafe { k.assume_init_ref() };
-            let hn2 = match k.hn {
-                Est::Known(v) => v,
-                Est::At(pr) => {
-                    self.lookups += 1;
-                    pr.cd.max(p.table.value(pr.idx, pr.cd))
-                }
-            };
-            if hn2 > rr {
-                continue;
-            }
-            let hi2 = match k.hi {
-                Est::Known(v) => v,
-                Est::At(pr) => {
-                    self.lookups += 1;
-                    pr.cd.max(p.table.value(pr.idx, pr.cd))
-                }
-            };
-            if hi2 > rr {
-                continue;
-            }
-            if k.back {
-                self.back[self.nb] = k.m;
-                self.nb += 1;
-                self.dfs(&k.n, &k.i, hn2, hi2, rr, mf, PRECEDE[k.m.index() + 1]);
-                self.nb -= 1;
-            } else {
-                self.front[self.nf] = k.m;
-                self.nf += 1;
-                self.dfs(&k.n, &k.i, hn2, hi2, rr, FOLLOW[k.m.index() + 1], mb);
-                self.nf -= 1;
-            }
-            if self.stopped {
-                return;
-            }
-        }
     }
+    f.nk = nk as u8;
+    fetched
 }
 
 #[cfg(test)]
