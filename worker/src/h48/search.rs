@@ -47,6 +47,20 @@ pub trait Lookup: Sync + Send {
     /// The lower bound stored at `idx`, or `fallback` when the entry only says "at most
     /// the base" (2-bit tables).
     fn value(&self, idx: u64, fallback: u8) -> u8;
+    /// The lower bound stored at `idx`, or `None` when a fallback table has to be read
+    /// ([`Lookup::fallback`]; only tables with one).
+    #[inline(always)]
+    fn first(&self, idx: u64) -> Option<u8> {
+        Some(self.value(idx, 0))
+    }
+    /// Starts loading the fallback entry for `idx`.
+    #[inline(always)]
+    fn prefetch_fallback(&self, _idx: u64) {}
+    /// The fallback's lower bound for `idx`, when [`Lookup::first`] said `None`.
+    #[inline(always)]
+    fn fallback(&self, _idx: u64) -> u8 {
+        0
+    }
 }
 
 impl Lookup for Packed4 {
@@ -97,6 +111,21 @@ impl Lookup for K2WithH0 {
             0 => fallback.max(self.h0.get(idx >> self.shift)),
             s => self.k2.base() + s,
         }
+    }
+    #[inline(always)]
+    fn first(&self, idx: u64) -> Option<u8> {
+        match self.k2.get(idx) {
+            0 => None,
+            s => Some(self.k2.base() + s),
+        }
+    }
+    #[inline(always)]
+    fn prefetch_fallback(&self, idx: u64) {
+        self.h0.prefetch(idx >> self.shift)
+    }
+    #[inline(always)]
+    fn fallback(&self, idx: u64) -> u8 {
+        self.h0.get(idx >> self.shift)
     }
 }
 
@@ -209,26 +238,57 @@ pub fn is_canonical(moves: &[Move]) -> bool {
     moves.windows(2).all(|w| can_follow(w[0], w[1]))
 }
 
-/// An estimate of a child: known (reused), or to be read at a probe.
+/// An estimate of a child, resolved one memory step at a time.
 #[derive(Clone, Copy)]
 enum Est {
+    /// Known (reused from the parent, or read).
     Known(u8),
-    At(Probe),
     /// The corner word is read; the main-table index is not computed yet.
     Word(u32),
+    /// The main-table entry is prefetched.
+    At(Probe),
+    /// The main table said "at most the base": the fallback entry is prefetched.
+    Fallback(Probe),
+    /// Nothing computed yet (the inverse cube is not made yet).
+    Later,
 }
 
 impl Est {
-    /// The estimate (a table read unless known) of `c`, whose estimate this is.
+    /// Moves the estimate of `c` one step on: reads what an earlier step prefetched, or
+    /// computes an index and prefetches its entry. Returns the estimate once known, `None`
+    /// while it waits for a prefetched entry.
     #[inline(always)]
-    fn read<L: Lookup>(self, p: &Pruner<L>, c: &Cube, lookups: &mut u64) -> u8 {
-        let (cd, idx) = match self {
-            Est::Known(v) => return v,
-            Est::At(pr) => (pr.cd, pr.idx),
-            Est::Word(w) => ((w >> 18) as u8, p.index(c, w)),
-        };
-        *lookups += 1;
-        cd.max(p.table.value(idx, cd))
+    fn advance<L: Lookup>(&mut self, p: &Pruner<L>, c: &Cube, lookups: &mut u64) -> Option<u8> {
+        match *self {
+            Est::Known(v) => return Some(v),
+            Est::Word(w) => {
+                let idx = p.index(c, w);
+                p.table.prefetch(idx);
+                *self = Est::At(Probe {
+                    cd: (w >> 18) as u8,
+                    idx,
+                });
+                return None;
+            }
+            Est::At(pr) => {
+                *lookups += 1;
+                match p.table.first(pr.idx) {
+                    Some(v) => *self = Est::Known(pr.cd.max(v)),
+                    None => {
+                        p.table.prefetch_fallback(pr.idx);
+                        *self = Est::Fallback(pr);
+                        return None;
+                    }
+                }
+            }
+            Est::Fallback(pr) => *self = Est::Known(pr.cd.max(p.table.fallback(pr.idx))),
+            // Made into `Word` before it gets here; 0 is a valid bound if it did not.
+            Est::Later => *self = Est::Known(0),
+        }
+        match *self {
+            Est::Known(v) => Some(v),
+            _ => None,
+        }
     }
 }
 
@@ -237,9 +297,51 @@ struct Kid {
     m: Move,
     back: bool,
     n: Cube,
+    /// The inverse: computed only once the child's normal estimate has passed (most
+    /// children are pruned by it), unless that estimate is reused.
     i: Cube,
+    i_ready: bool,
     hn: Est,
     hi: Est,
+}
+
+/// The inverse of the child of a node (whose inverse is `i`) by move `m` on the back or
+/// the front side.
+#[inline(always)]
+fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
+    let minv = &MOVE_CUBES[m.inverse().index()];
+    if back {
+        i.compose(minv)
+    } else {
+        minv.compose(i)
+    }
+}
+
+impl Kid {
+    /// Makes the inverse cube if it is not made yet (`pi`: the parent's inverse), then
+    /// moves the inverse estimate one step on (see [`Est::advance`]); a corner bound
+    /// over `rr` gives `Some(u8::MAX)`.
+    #[inline(always)]
+    fn inverse_estimate<L: Lookup>(
+        &mut self,
+        p: &Pruner<L>,
+        pi: &Cube,
+        rr: u8,
+        lookups: &mut u64,
+    ) -> Option<u8> {
+        if !self.i_ready {
+            self.i = child_inverse(pi, self.m, self.back);
+            self.i_ready = true;
+            if let Est::Later = self.hi {
+                let w = p.corner_word(&self.i);
+                if (w >> 18) as u8 > rr {
+                    return Some(u8::MAX);
+                }
+                self.hi = Est::Word(w);
+            }
+        }
+        self.hi.advance(p, &self.i, lookups)
+    }
 }
 
 /// Is `c` one move away from solved (one of the 18 move cubes)?
@@ -307,10 +409,25 @@ struct Frame {
     mb: u32,
     /// The move that led to the node: 0 none (the root), 1 a front move, 2 a back move.
     via: u8,
-    /// Whether the children's first estimates have been read (and the second ones
-    /// prefetched for the children that passed).
-    filtered: bool,
+    /// The node's inverse (children's inverses are made from it when needed).
+    pi: Cube,
+    /// `live[..nl]`: the children still in the running, in order.
+    live: [u8; 18],
+    nl: u8,
+    /// Whether every live child's estimates are known (and within the bound).
+    resolved: bool,
 }
+
+/// `0, 1, …, 17`: every child live.
+const ALL_KIDS: [u8; 18] = {
+    let mut a = [0u8; 18];
+    let mut j = 0;
+    while j < 18 {
+        a[j] = j as u8;
+        j += 1;
+    }
+    a
+};
 
 const EMPTY_FRAME: Frame = Frame {
     kids: [std::mem::MaybeUninit::uninit(); 18],
@@ -320,7 +437,10 @@ const EMPTY_FRAME: Frame = Frame {
     mf: 0,
     mb: 0,
     via: 0,
-    filtered: false,
+    pi: Cube::SOLVED,
+    live: [0; 18],
+    nl: 0,
+    resolved: false,
 };
 
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
@@ -535,39 +655,37 @@ impl<'a> Lane<'a> {
             let t = self.top - 1;
             let (below, above) = self.frames.split_at_mut(t + 1);
             let f = &mut below[t];
-            if !f.filtered {
-                f.filtered = true;
+            if !f.resolved {
+                // Every live child's estimates move one memory step on: those whose
+                // entries arrived are read, and the next entries are prefetched. Children
+                // over the bound drop out; come back when something was prefetched.
                 let rr = f.rr;
                 let mut kept = 0;
-                let mut fetched = false;
-                for j in 0..f.nk as usize {
-                    // SAFETY: the first `nk` children were written by `expand`.
-                    let mut k = unsafe { f.kids[j].assume_init() };
-                    if let Est::At(_) = k.hn {
-                        let v = k.hn.read(p, &k.n, &mut st.lookups);
-                        if v > rr {
-                            continue;
-                        }
-                        k.hn = Est::Known(v);
-                        if let Est::Word(w) = k.hi {
-                            let idx = p.index(&k.i, w);
-                            p.table.prefetch(idx);
-                            fetched = true;
-                            k.hi = Est::At(Probe {
-                                cd: (w >> 18) as u8,
-                                idx,
-                            });
-                        }
-                    }
-                    f.kids[kept].write(k);
+                let mut waiting = false;
+                for j in 0..f.nl as usize {
+                    let kj = f.live[j];
+                    // SAFETY: `live` holds indices of children written by `expand`.
+                    let k = unsafe { f.kids[kj as usize].assume_init_mut() };
+                    let done = match k.hn.advance(p, &k.n, &mut st.lookups) {
+                        Some(v) if v > rr => continue,
+                        Some(_) => match k.inverse_estimate(p, &f.pi, rr, &mut st.lookups) {
+                            Some(v) if v > rr => continue,
+                            Some(_) => true,
+                            None => false,
+                        },
+                        None => false,
+                    };
+                    waiting |= !done;
+                    f.live[kept] = kj;
                     kept += 1;
                 }
-                f.nk = kept as u8;
-                if fetched {
+                f.nl = kept as u8;
+                if waiting {
                     return true;
                 }
+                f.resolved = true;
             }
-            if f.next == f.nk {
+            if f.next == f.nl {
                 match f.via {
                     1 => st.nf -= 1,
                     2 => st.nb -= 1,
@@ -576,18 +694,17 @@ impl<'a> Lane<'a> {
                 self.top = t;
                 continue;
             }
-            // SAFETY: the first `nk` children were written by `expand`.
-            let k = unsafe { f.kids[f.next as usize].assume_init_ref() };
+            let kj = f.live[f.next as usize] as usize;
             f.next += 1;
-            let rr = f.rr;
-            let hn2 = k.hn.read(p, &k.n, &mut st.lookups);
-            if hn2 > rr {
+            // SAFETY: `live` holds indices of children written by `expand`.
+            let k = unsafe { f.kids[kj].assume_init_mut() };
+            // Both estimates are known and within the bound (resolved above).
+            let (Some(hn2), Some(hi2)) = (
+                k.hn.advance(p, &k.n, &mut st.lookups),
+                k.inverse_estimate(p, &f.pi, f.rr, &mut st.lookups),
+            ) else {
                 continue;
-            }
-            let hi2 = k.hi.read(p, &k.i, &mut st.lookups);
-            if hi2 > rr {
-                continue;
-            }
+            };
             let (mf, mb, via) = if k.back {
                 st.back[st.nb] = k.m;
                 st.nb += 1;
@@ -597,7 +714,19 @@ impl<'a> Lane<'a> {
                 st.nf += 1;
                 (FOLLOW[k.m.index() + 1], f.mb, 1)
             };
-            let fetched = expand(p, st, &mut above[0], &k.n, &k.i, hn2, hi2, rr, mf, mb, via);
+            let fetched = expand(
+                p,
+                st,
+                &mut above[0],
+                &k.n,
+                &k.i,
+                hn2,
+                hi2,
+                f.rr,
+                mf,
+                mb,
+                via,
+            );
             self.top = t + 2;
             if fetched {
                 return true;
@@ -674,7 +803,9 @@ fn expand<L: Lookup>(
     f.nk = 0;
     f.next = 0;
     f.via = via;
-    f.filtered = false;
+    f.pi = *i;
+    f.nl = 0;
+    f.resolved = false;
     if st.nodes >= st.check_at {
         st.check_at = st.nodes + CHECK_EVERY;
         if st.cancel.load(Relaxed) {
@@ -752,6 +883,7 @@ fn expand<L: Lookup>(
                 back,
                 n: n2,
                 i: i2,
+                i_ready: true,
                 hn: Est::Known(h),
                 hi: Est::Known(h),
             });
@@ -767,65 +899,67 @@ fn expand<L: Lookup>(
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             let m = Move::ALL[mi];
-            let (n2, i2) = child(mi);
             let half = m.is_half();
             // A half turn leaves the coset of one side unchanged: its estimate is kept.
-            let wn = if back && half {
-                u32::MAX
+            // The normal estimate is looked at first, and the inverse cube only made
+            // once it has passed, except when the normal estimate is the kept one.
+            let kid = if back && half {
+                let n2 = MOVE_CUBES[mi].compose(n);
+                let i2 = child_inverse(i, m, back);
+                words[all] = (u32::MAX, p.corner_word(&i2));
+                Kid {
+                    m,
+                    back,
+                    n: n2,
+                    i: i2,
+                    i_ready: true,
+                    hn: Est::Known(hn),
+                    hi: Est::Known(hi),
+                }
             } else {
-                p.corner_word(&n2)
+                let n2 = if back {
+                    MOVE_CUBES[mi].compose(n)
+                } else {
+                    n.compose(&MOVE_CUBES[mi])
+                };
+                words[all] = (p.corner_word(&n2), u32::MAX);
+                Kid {
+                    m,
+                    back,
+                    n: n2,
+                    i: Cube::SOLVED,
+                    i_ready: false,
+                    hn: Est::Known(hn),
+                    hi: if half { Est::Known(hi) } else { Est::Later },
+                }
             };
-            let wi = if !back && half {
-                u32::MAX
-            } else {
-                p.corner_word(&i2)
-            };
-            words[all] = (wn, wi);
-            f.kids[all].write(Kid {
-                m,
-                back,
-                n: n2,
-                i: i2,
-                hn: Est::Known(hn),
-                hi: Est::Known(hi),
-            });
+            f.kids[all].write(kid);
             all += 1;
         }
         st.nodes += all as u64;
         for (j, &(wn, wi)) in words[..all].iter().enumerate() {
             // SAFETY: written in the pass above.
             let mut k = unsafe { f.kids[j].assume_init() };
-            if wn != u32::MAX {
-                let cd = (wn >> 18) as u8;
-                if cd > rr {
-                    continue;
-                }
-                let idx = p.index(&k.n, wn);
-                p.table.prefetch(idx);
-                fetched = true;
-                k.hn = Est::At(Probe { cd, idx });
+            let w = wn & wi;
+            let cd = (w >> 18) as u8;
+            if cd > rr {
+                continue;
             }
-            if wi != u32::MAX {
-                let cd = (wi >> 18) as u8;
-                if cd > rr {
-                    continue;
-                }
-                k.hi = if wn == u32::MAX {
-                    let idx = p.index(&k.i, wi);
-                    p.table.prefetch(idx);
-                    fetched = true;
-                    Est::At(Probe { cd, idx })
-                } else {
-                    // The index is computed (and prefetched) once the first estimate
-                    // has passed.
-                    Est::Word(wi)
-                };
+            let idx = p.index(if wn != u32::MAX { &k.n } else { &k.i }, w);
+            p.table.prefetch(idx);
+            fetched = true;
+            if wn != u32::MAX {
+                k.hn = Est::At(Probe { cd, idx });
+            } else {
+                k.hi = Est::At(Probe { cd, idx });
             }
             f.kids[nk].write(k);
             nk += 1;
         }
     }
     f.nk = nk as u8;
+    f.nl = nk as u8;
+    f.live = ALL_KIDS;
     fetched
 }
 
