@@ -13,10 +13,12 @@
 //! # Phase 1
 //! IDA* on raw (flip, UDSlice, twist) coordinates with 16-bit move tables; the pruning
 //! index (FlipUDSlice class, conjugated twist) is computed per node. The children of a
-//! node are handled in passes so that their table reads overlap: coordinates (prefetching
-//! the class entry and two small in-cache bounds, (UDSlice, twist) and (UDSlice, flip)),
-//! then the small bounds, then the class and pruning index (prefetching the 4-bit entry),
-//! then the exact distance. With two moves left no pruning entry is read at all: the last
+//! node are handled in steps so that their table reads overlap: coordinates (prefetching
+//! the class entry and a small in-cache bound of (UDSlice, twist)), then the small bound,
+//! the class and the pruning index (prefetching the 4-bit entry), then the exact
+//! distance. The search keeps an explicit stack, and two directions of a level run
+//! interleaved on the thread ([`Lane`]): while one waits for its prefetched entries the
+//! other works. With two moves left no pruning entry is read at all: the last
 //! move must be a quarter turn of R, L, F or B reaching the phase-2 group, which the raw
 //! coordinates decide (the twist alone almost always). A node inside the phase-2 group
 //! with one to four moves left is not entered: its continuations back into the group
@@ -277,18 +279,56 @@ fn add_directions(
     }
 }
 
-/// Per-search mutable state; the tables are read-only.
+/// Per-search state shared by the lanes; the tables are read-only.
 struct Searcher<'a> {
     t: &'a TwoPhaseTables,
     limits: &'a Limits,
-    /// Longest phase-1 + phase-2 length for the current direction (`max_length` less its
-    /// premove).
-    limit: u8,
     want: usize,
     /// Solutions already held by the caller (for distinctness), then ours.
     known: Vec<Vec<Move>>,
     fresh: usize,
+    nodes: u64,
+    probes: u64,
+    /// Nodes at the last limits check.
+    next_check: u64,
+    stop: Option<Stop>,
+}
+
+/// A phase-1 child: move, flip, UDSlice, twist, and the raw FlipUDSlice value (before the
+/// class is read) or the pruning index (after).
+type P1Kid = (u8, u16, u16, u16, u64);
+
+/// One level of a lane's phase-1 stack: the children of a node.
+#[derive(Clone, Copy)]
+struct P1Frame {
+    kids: [P1Kid; 18],
+    n: u8,
+    next: u8,
+    /// 0: coordinates made and the class entries prefetched; 1: pruning entries
+    /// prefetched.
+    stage: u8,
+    /// Moves on the path before the children, and moves left including theirs.
+    depth: u8,
+    togo: u8,
+}
+
+const EMPTY_P1_FRAME: P1Frame = P1Frame {
+    kids: [(0, 0, 0, 0, 0); 18],
+    n: 0,
+    next: 0,
+    stage: 0,
+    depth: 0,
+    togo: 0,
+};
+
+/// One phase-1 search (one direction at one level) in an explicit stack, so that several
+/// run interleaved on one thread: after a lane prefetches table entries the thread turns
+/// to the next lane, and finds the entries in cache when it comes back.
+struct Lane {
     dir: Direction,
+    /// Longest phase-1 + phase-2 length for this direction (`max_length` less its
+    /// premoves).
+    limit: u8,
     /// Phase-1 moves (indices into `Move::ALL`).
     path1: [u8; MAX_PATH],
     /// Phase-2 moves.
@@ -296,12 +336,40 @@ struct Searcher<'a> {
     /// `cubes[i]`: the direction's position after `path1[..i]`; valid for `i < valid`.
     cubes: [Cube; MAX_PATH + 1],
     valid: usize,
-    nodes: u64,
-    probes: u64,
-    /// Nodes at the last limits check.
-    next_check: u64,
-    stop: Option<Stop>,
+    frames: [P1Frame; MAX_PATH],
+    /// `frames[..top]` are live (0: finished).
+    top: usize,
 }
+
+impl Lane {
+    fn new() -> Box<Lane> {
+        Box::new(Lane {
+            dir: Direction {
+                cube: Cube::SOLVED,
+                sym: 0,
+                inverse: false,
+                flip: 0,
+                slice: 0,
+                twist: 0,
+                h1: 0,
+                pre: [0; 2],
+                npre: 0,
+            },
+            limit: 0,
+            path1: [0; MAX_PATH],
+            path2: [0; MAX_PATH],
+            cubes: [Cube::SOLVED; MAX_PATH + 1],
+            valid: 0,
+            frames: [EMPTY_P1_FRAME; MAX_PATH],
+            top: 0,
+        })
+    }
+}
+
+/// Directions searched side by side on one thread (see [`Lane`]). Measured with
+/// `cubeswarm bench twophase --count 3000 --seed 7`, alternating runs: 2 lanes 0.46-0.49
+/// ms, 3 0.48-0.51, 6 0.51-0.52, one direction at a time 0.49-0.55.
+const LANES: usize = 2;
 
 /// Runs the two-phase search for up to `opts.max_solutions` solutions in total, counting
 /// those in `known` (found earlier, kept distinct from ours).
@@ -328,24 +396,18 @@ pub(crate) fn run(
     add_directions(t, &bases, 0, &mut dirs);
     add_directions(t, &bases, 1, &mut dirs);
     let mut two_premoves = false;
-    let want = opts.max_solutions;
     let mut s = Searcher {
         t,
         limits,
-        limit: opts.max_length,
-        want,
+        want: opts.max_solutions,
         fresh: known.len(),
         known,
-        dir: dirs[0],
-        path1: [0; MAX_PATH],
-        path2: [0; MAX_PATH],
-        cubes: [Cube::SOLVED; MAX_PATH + 1],
-        valid: 0,
         nodes: 0,
         probes: 0,
         next_check: 4096,
         stop: None,
     };
+    let mut lanes: Vec<Box<Lane>> = (0..LANES).map(|_| Lane::new()).collect();
     let easiest = dirs.iter().map(|d| d.h1 + d.npre).min().unwrap_or(0);
     'levels: for level in 0..=opts.max_length {
         if !two_premoves && level >= easiest + TWO_PREMOVES_AFTER {
@@ -353,23 +415,49 @@ pub(crate) fn run(
             add_directions(t, &bases, 2, &mut dirs);
             two_premoves = true;
         }
-        for d in &dirs {
-            let pre = d.npre;
-            if level < pre || d.h1 > level - pre {
-                continue;
+        // The directions of this level, up to LANES of them at a time, taken in order.
+        let mut next_dir = 0;
+        let mut running = 0;
+        loop {
+            while running < LANES && next_dir < dirs.len() {
+                let d = dirs[next_dir];
+                next_dir += 1;
+                let pre = d.npre;
+                if level < pre || d.h1 > level - pre {
+                    continue;
+                }
+                let depth = level - pre;
+                if depth > 0 && d.h1 == 0 && depth < 5 {
+                    continue;
+                }
+                let lane = &mut lanes[running];
+                lane.dir = d;
+                lane.limit = opts.max_length - pre;
+                lane.cubes[0] = d.cube;
+                lane.valid = 1;
+                lane.top = 0;
+                s.start(lane, depth);
+                if s.stop.is_some() {
+                    break 'levels;
+                }
+                if lane.top > 0 {
+                    running += 1;
+                }
             }
-            let depth = level - pre;
-            s.dir = *d;
-            s.limit = opts.max_length - pre;
-            s.cubes[0] = d.cube;
-            s.valid = 1;
-            if depth == 0 {
-                s.probe(0, NO_FACE);
-            } else if d.h1 > 0 || depth >= 5 {
-                s.phase1(d.flip, d.slice, d.twist, 0, depth, NO_FACE);
+            if running == 0 {
+                break;
             }
-            if s.stop.is_some() {
-                break 'levels;
+            let mut k = 0;
+            while k < running {
+                if s.step(&mut lanes[k]) {
+                    k += 1;
+                } else {
+                    if s.stop.is_some() {
+                        break 'levels;
+                    }
+                    running -= 1;
+                    lanes.swap(k, running);
+                }
             }
         }
     }
@@ -383,25 +471,38 @@ pub(crate) fn run(
 }
 
 impl Searcher<'_> {
-    /// Phase-1 IDA* below a node at `depth` with `togo` moves left; stops when `self.stop`
-    /// is set.
-    fn phase1(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, togo: u8, last: usize) {
+    /// Starts `lane` on its direction with `togo` phase-1 moves: searches it at once when
+    /// that needs no pruning table (0 to 2 moves), else expands the root.
+    fn start(&mut self, lane: &mut Lane, togo: u8) {
+        let d = lane.dir;
+        match togo {
+            0 => self.probe(lane, 0, NO_FACE),
+            1 => self.phase1_last(lane, d.flip, d.slice, d.twist, 0, NO_FACE),
+            2 => self.phase1_two(lane, d.flip, d.slice, d.twist, 0, NO_FACE),
+            _ => {
+                self.expand(lane, 0, d.flip, d.slice, d.twist, togo, NO_FACE);
+                lane.top = 1;
+            }
+        }
+    }
+
+    /// Generates the children of a phase-1 node at `depth` with `togo >= 3` moves left
+    /// into `lane.frames[depth]`: their coordinates, prefetching their class entries and
+    /// the two small in-cache bounds.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        lane: &mut Lane,
+        depth: usize,
+        flip: u16,
+        slice: u16,
+        twist: u16,
+        togo: u8,
+        last: usize,
+    ) {
         let t = self.t;
-        if togo == 1 {
-            self.phase1_last(flip, slice, twist, depth, last);
-            return;
-        }
-        if togo == 2 {
-            self.phase1_two(flip, slice, twist, depth, last);
-            return;
-        }
+        let f = &mut lane.frames[depth];
         let mut mask = ALLOWED[last];
-        // Children in three passes, so that the table reads of all children overlap:
-        // coordinates (and the in-cache bound), then the class lookup, then the pruning
-        // entry. Each pass only issues loads the next one needs, prefetched.
-        let mut kids = [(0u8, 0u16, 0u16, 0u16, 0u64); 18];
-        let mut raw = [0u32; 18];
-        let mut n = 0;
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
         let mut all = 0;
         while mask != 0 {
@@ -412,24 +513,62 @@ impl Searcher<'_> {
             let nt = t.twist_move[tr + m];
             let r = t.flipslice_raw(nf, ns);
             prefetch(&t.fsym, r as usize);
-            t.p1_cheap_prefetch(nf, ns, nt);
-            kids[all] = (m as u8, nf, ns, nt, 0);
-            raw[all] = r;
+            t.p1_cheap_prefetch(ns, nt);
+            f.kids[all] = (m as u8, nf, ns, nt, u64::from(r));
             all += 1;
         }
         self.nodes += all as u64;
-        for i in 0..all {
-            let (_, nf, ns, nt, _) = kids[i];
-            kids[n] = kids[i];
-            raw[n] = raw[i];
-            n += usize::from(t.p1_cheap(nf, ns, nt) < togo);
-        }
-        for (kid, &r) in kids[..n].iter_mut().zip(&raw) {
-            let idx = t.p1_index_raw(r, kid.3);
-            t.p1.prefetch(idx);
-            kid.4 = idx;
-        }
-        for &(m, nf, ns, nt, idx) in &kids[..n] {
+        f.n = all as u8;
+        f.next = 0;
+        f.stage = 0;
+        f.depth = depth as u8;
+        f.togo = togo;
+    }
+
+    /// Advances `lane` until it has prefetched table entries (true: come back later) or
+    /// its search is over (false).
+    ///
+    /// A node's children are handled in steps so that their table reads overlap, with
+    /// each other and with the other lanes' work: coordinates (prefetching the class
+    /// entry and the small bounds), then the small bounds and the class lookup
+    /// (prefetching the pruning entry), then the exact distance and the descent.
+    fn step(&mut self, lane: &mut Lane) -> bool {
+        let t = self.t;
+        while lane.top > 0 {
+            if self.stop.is_some() {
+                lane.top = 0;
+                break;
+            }
+            let top = lane.top - 1;
+            let f = &mut lane.frames[top];
+            let togo = f.togo;
+            if f.stage == 0 {
+                f.stage = 1;
+                let mut n = 0;
+                for i in 0..f.n as usize {
+                    let (m, nf, ns, nt, r) = f.kids[i];
+                    if t.p1_cheap(ns, nt) < togo {
+                        let idx = t.p1_index_raw(r as u32, nt);
+                        t.p1.prefetch(idx);
+                        f.kids[n] = (m, nf, ns, nt, idx);
+                        n += 1;
+                    }
+                }
+                f.n = n as u8;
+                if n > 0 {
+                    return true;
+                }
+            }
+            if f.next == f.n {
+                lane.top = top;
+                if let Some(stop) = self.limits.poll(self.nodes, &mut self.next_check) {
+                    self.stop = Some(stop);
+                }
+                continue;
+            }
+            let (m, nf, ns, nt, idx) = f.kids[f.next as usize];
+            f.next += 1;
+            let depth = f.depth as usize;
             let h = t.p1.get(idx);
             if h >= togo {
                 continue;
@@ -440,25 +579,38 @@ impl Searcher<'_> {
             if h == 0 && (1..5).contains(&left) {
                 continue;
             }
-            self.path1[depth] = m;
-            if self.valid > depth + 1 {
-                self.valid = depth + 1;
+            lane.path1[depth] = m;
+            if lane.valid > depth + 1 {
+                lane.valid = depth + 1;
             }
-            self.phase1(nf, ns, nt, depth + 1, left, m as usize / 3);
-            if self.stop.is_some() {
-                return;
+            let last = m as usize / 3;
+            match left {
+                1 => self.phase1_last(lane, nf, ns, nt, depth + 1, last),
+                2 => self.phase1_two(lane, nf, ns, nt, depth + 1, last),
+                _ => {
+                    self.expand(lane, depth + 1, nf, ns, nt, left, last);
+                    lane.top = top + 2;
+                    return true;
+                }
             }
         }
-        if let Some(stop) = self.limits.poll(self.nodes, &mut self.next_check) {
-            self.stop = Some(stop);
-        }
+        false
     }
 
     /// Two phase-1 moves left: instead of looking up the distance of each child, look
     /// at its children directly (the second move must be a quarter turn of R, L, F or B
     /// reaching the phase-2 group, which the twist alone usually rules out: one row of
     /// the twist move table, already in cache).
-    fn phase1_two(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, last: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn phase1_two(
+        &mut self,
+        lane: &mut Lane,
+        flip: u16,
+        slice: u16,
+        twist: u16,
+        depth: usize,
+        last: usize,
+    ) {
         let t = self.t;
         let mut mask = ALLOWED[last];
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
@@ -478,11 +630,12 @@ impl Searcher<'_> {
                 continue;
             }
             self.nodes += 1;
-            self.path1[depth] = m as u8;
-            if self.valid > depth + 1 {
-                self.valid = depth + 1;
+            lane.path1[depth] = m as u8;
+            if lane.valid > depth + 1 {
+                lane.valid = depth + 1;
             }
             self.phase1_last(
+                lane,
                 t.flip_move[fr + m],
                 t.slice_move[sr + m],
                 nt,
@@ -497,7 +650,16 @@ impl Searcher<'_> {
 
     /// The last phase-1 move: the child must be in the phase-2 group, which the raw
     /// coordinates tell without a table lookup (flip 0, twist 0, slice edges in the slice).
-    fn phase1_last(&mut self, flip: u16, slice: u16, twist: u16, depth: usize, last: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn phase1_last(
+        &mut self,
+        lane: &mut Lane,
+        flip: u16,
+        slice: u16,
+        twist: u16,
+        depth: usize,
+        last: usize,
+    ) {
         let t = self.t;
         let mut mask = ALLOWED[last] & LAST_PHASE1;
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
@@ -508,11 +670,11 @@ impl Searcher<'_> {
             if t.flip_move[fr + m] != 0 || t.twist_move[tr + m] != 0 || t.slice_move[sr + m] != 0 {
                 continue;
             }
-            self.path1[depth] = m as u8;
-            if self.valid > depth + 1 {
-                self.valid = depth + 1;
+            lane.path1[depth] = m as u8;
+            if lane.valid > depth + 1 {
+                lane.valid = depth + 1;
             }
-            self.probe(depth + 1, m / 3);
+            self.probe(lane, depth + 1, m / 3);
             if self.stop.is_some() {
                 return;
             }
@@ -521,7 +683,7 @@ impl Searcher<'_> {
 
     /// A phase-1 solution of `len` moves whose last move turned face `last`: try to finish
     /// it with phase 2 within the budget.
-    fn probe(&mut self, len: usize, last: usize) {
+    fn probe(&mut self, lane: &mut Lane, len: usize, last: usize) {
         self.probes += 1;
         if let Some(limit) = self.limits.probe_limit {
             if self.probes > limit {
@@ -530,13 +692,13 @@ impl Searcher<'_> {
             }
         }
         let t = self.t;
-        let budget = self.limit - len as u8;
-        while self.valid <= len {
-            let i = self.valid;
-            self.cubes[i] = self.cubes[i - 1].apply_move(Move::ALL[self.path1[i - 1] as usize]);
-            self.valid += 1;
+        let budget = lane.limit - len as u8;
+        while lane.valid <= len {
+            let i = lane.valid;
+            lane.cubes[i] = lane.cubes[i - 1].apply_move(Move::ALL[lane.path1[i - 1] as usize]);
+            lane.valid += 1;
         }
-        let c = self.cubes[len];
+        let c = lane.cubes[len];
         let cp = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.corner(i)));
         let s4 = perm_index(std::array::from_fn::<u8, 4, _>(|i| c.edge(8 + i) & 3)) as u8;
         let cs = t.cpsym[cp as usize];
@@ -553,11 +715,11 @@ impl Searcher<'_> {
             return;
         }
         if h == 0 {
-            self.record(len, 0);
+            self.record(lane, len, 0);
             return;
         }
         for togo in h..=budget {
-            if self.phase2(cp, e8, s4, len, 0, togo, last) || self.stop.is_some() {
+            if self.phase2(lane, cp, e8, s4, len, 0, togo, last) || self.stop.is_some() {
                 return;
             }
         }
@@ -567,6 +729,7 @@ impl Searcher<'_> {
     #[allow(clippy::too_many_arguments)]
     fn phase2(
         &mut self,
+        lane: &mut Lane,
         cp: u16,
         e8: u16,
         s4: u8,
@@ -593,15 +756,24 @@ impl Searcher<'_> {
                 continue;
             }
             let m = PHASE2_MOVES[k];
-            self.path2[depth] = m;
+            lane.path2[depth] = m;
             if togo == 1 {
                 // Both distances are 0: solved.
-                if self.record(len1, depth + 1) {
+                if self.record(lane, len1, depth + 1) {
                     return true;
                 }
                 continue;
             }
-            if self.phase2(ncp, ne8, ns4, len1, depth + 1, togo - 1, m as usize / 3) {
+            if self.phase2(
+                lane,
+                ncp,
+                ne8,
+                ns4,
+                len1,
+                depth + 1,
+                togo - 1,
+                m as usize / 3,
+            ) {
                 return true;
             }
             if self.stop.is_some() {
@@ -611,21 +783,22 @@ impl Searcher<'_> {
         false
     }
 
-    /// Records `path1[..len1] + path2[..len2]` mapped back to the original position, if
-    /// new; returns whether it was new. Sets `stop` when enough solutions are known.
-    fn record(&mut self, len1: usize, len2: usize) -> bool {
+    /// Records `path1[..len1] + path2[..len2]` of `lane`, mapped back to the original
+    /// position, if new; returns whether it was new. Sets `stop` when enough solutions
+    /// are known.
+    fn record(&mut self, lane: &Lane, len1: usize, len2: usize) -> bool {
         let syms = symmetries();
-        let back = syms.inv[self.dir.sym] as usize;
+        let back = syms.inv[lane.dir.sym] as usize;
         let mut moves: Vec<Move> = Vec::with_capacity(len1 + len2 + 1);
-        let pre = &self.dir.pre[..self.dir.npre as usize];
-        for &m in self.path1[..len1]
+        let pre = &lane.dir.pre[..lane.dir.npre as usize];
+        for &m in lane.path1[..len1]
             .iter()
-            .chain(&self.path2[..len2])
+            .chain(&lane.path2[..len2])
             .chain(pre)
         {
             push_merged(&mut moves, syms.conj_move[back][m as usize]);
         }
-        if self.dir.inverse {
+        if lane.dir.inverse {
             moves = moves.iter().rev().map(|m| m.inverse()).collect();
         }
         if self.known.contains(&moves) {

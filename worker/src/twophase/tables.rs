@@ -17,8 +17,8 @@
 //! Computed at open (a few hundred milliseconds, in parallel): 16-bit move tables of twist,
 //! flip and UDSlice (phase 1, 18 moves) and of corner permutation, edge8 permutation and
 //! slice4 permutation (phase 2, 10 moves), the twist and edge8 transformation tables, the
-//! corner-permutation classes, 4-bit phase-1 distances of (UDSlice, twist) and (UDSlice,
-//! flip) (half a megabyte each, a first in-cache bound), and byte tables of phase-2
+//! corner-permutation classes, 4-bit phase-1 distances of (UDSlice class, twist) (a first
+//! in-cache bound, a few tens of kilobytes), and byte tables of phase-2
 //! distances of the corner permutation and of (corner permutation, slice4 permutation),
 //! used to reject phase-1 solutions cheaply.
 //!
@@ -93,8 +93,6 @@ pub struct TwoPhaseTables {
     /// `slice_twist[class · 2187 + twist_conj]`, 4 bits: phase-1 distance of (UDSlice,
     /// twist) alone, symmetry-reduced (a few tens of kilobytes).
     pub(crate) slice_twist: Vec<u8>,
-    /// `slice_flip[s · 2048 + f]`, 4 bits: phase-1 distance of (UDSlice, flip) alone.
-    pub(crate) slice_flip: Vec<u8>,
     /// `cp_move[c · 10 + k]`: corner permutation after phase-2 move `k`.
     pub(crate) cp_move: Vec<u16>,
     /// `e8_move[e · 10 + k]`: edge8 permutation after phase-2 move `k`.
@@ -158,7 +156,6 @@ impl TwoPhaseTables {
             twist_conj: small.twist_conj,
             slice_sym: small.slice_sym,
             slice_twist: small.slice_twist,
-            slice_flip: small.slice_flip,
             p1,
             cp_move: small.cp_move,
             e8_move: small.e8_move,
@@ -312,7 +309,6 @@ impl TwoPhaseTables {
         self.p1.bytes().len()
             + self.p2.bytes().len()
             + self.slice_twist.len()
-            + self.slice_flip.len()
             + 2 * (self.twist_move.len()
                 + self.flip_move.len()
                 + self.slice_move.len()
@@ -352,32 +348,28 @@ impl TwoPhaseTables {
         u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t)
     }
 
-    /// Lower bound on the phase-1 distance from the small (UDSlice, twist) and (UDSlice,
-    /// flip) tables, which stay in cache.
+    /// Lower bound on the phase-1 distance from the small (UDSlice, twist) table, which
+    /// stays in cache. (A second bound from (UDSlice, flip), 507 kB unreduced, saved
+    /// pruning-table reads but cost more in cache misses on the move tables it pushed
+    /// out: `cubeswarm bench twophase --count 3000 --seed 7` 0.45-0.49 ms without it,
+    /// 0.49-0.53 ms with.)
     #[inline(always)]
-    pub(crate) fn p1_cheap(&self, flip: u16, slice: u16, twist: u16) -> u8 {
-        let (a, b) = self.cheap_indices(flip, slice, twist);
-        let x = (self.slice_twist[a >> 1] >> ((a & 1) << 2)) & 15;
-        let y = (self.slice_flip[b >> 1] >> ((b & 1) << 2)) & 15;
-        x.max(y)
+    pub(crate) fn p1_cheap(&self, slice: u16, twist: u16) -> u8 {
+        let a = self.cheap_index(slice, twist);
+        (self.slice_twist[a >> 1] >> ((a & 1) << 2)) & 15
     }
 
-    /// Prefetches the entries [`TwoPhaseTables::p1_cheap`] reads.
+    /// Prefetches the entry [`TwoPhaseTables::p1_cheap`] reads.
     #[inline(always)]
-    pub(crate) fn p1_cheap_prefetch(&self, flip: u16, slice: u16, twist: u16) {
-        let (a, b) = self.cheap_indices(flip, slice, twist);
-        prefetch(&self.slice_twist, a >> 1);
-        prefetch(&self.slice_flip, b >> 1);
+    pub(crate) fn p1_cheap_prefetch(&self, slice: u16, twist: u16) {
+        prefetch(&self.slice_twist, self.cheap_index(slice, twist) >> 1);
     }
 
     #[inline(always)]
-    fn cheap_indices(&self, flip: u16, slice: u16, twist: u16) -> (usize, usize) {
+    fn cheap_index(&self, slice: u16, twist: u16) -> usize {
         let ss = self.slice_sym[slice as usize] as usize;
         let t = self.twist_conj[(ss & 15) * N_TWIST + twist as usize] as usize;
-        (
-            (ss >> 4) * N_TWIST + t,
-            slice as usize * N_FLIP + flip as usize,
-        )
+        (ss >> 4) * N_TWIST + t
     }
 
     /// Index into `cs_prune` of a corner permutation's `cpsym` entry and a slice4
@@ -506,56 +498,11 @@ impl<A: Coord, B: Coord> PruneSpace for Phase2Space<A, B> {
     }
 }
 
-/// (UDSlice, other) under all 18 moves, `other` given by its move table of `n` values.
-struct PairSpace<'a> {
-    /// UDSlice move table.
-    slice_move: &'a [u16],
-    other_move: &'a [u16],
-    n: usize,
-}
-
-impl PruneSpace for PairSpace<'_> {
-    fn size(&self) -> u64 {
-        (495 * self.n) as u64
-    }
-    fn solved(&self) -> Vec<u64> {
-        vec![0]
-    }
-    #[inline]
-    fn for_each_neighbour<F: FnMut(u64)>(&self, x: u64, mut f: F) {
-        let (s, o) = ((x as usize / self.n), (x as usize % self.n));
-        for m in 0..18 {
-            let ns = self.slice_move[s * 18 + m] as usize;
-            let no = self.other_move[o * 18 + m] as usize;
-            f((ns * self.n + no) as u64);
-        }
-    }
-}
-
-/// The 4-bit distance table of (UDSlice, other) as packed bytes (entry `i` in byte `i / 2`,
-/// low nibble first).
-fn pair_table(slice_move: &[u16], other_move: &[u16], n: usize) -> Vec<u8> {
-    let g = bfs::generate(
-        &PairSpace {
-            slice_move,
-            other_move,
-            n,
-        },
-        &BfsOptions {
-            name: "twophase slice pair".into(),
-            progress: false,
-            ..BfsOptions::default()
-        },
-    );
-    g.table.as_bytes().to_vec()
-}
-
 /// The tables computed in memory at open.
 struct SmallTables {
     slice_sym: Vec<u16>,
     s4_conj: Vec<u8>,
     slice_twist: Vec<u8>,
-    slice_flip: Vec<u8>,
     twist_move: Vec<u16>,
     flip_move: Vec<u16>,
     slice_move: Vec<u16>,
@@ -635,22 +582,16 @@ impl SmallTables {
                     as u16
             })
             .collect();
-        let (slice_twist, slice_flip) = rayon::join(
-            || {
-                bfs::generate(&slice_twist_space, &quiet("twophase slice-twist"))
-                    .table
-                    .as_bytes()
-                    .to_vec()
-            },
-            || pair_table(&slice_move, &flip_move, N_FLIP),
-        );
+        let slice_twist = bfs::generate(&slice_twist_space, &quiet("twophase slice-twist"))
+            .table
+            .as_bytes()
+            .to_vec();
         let s4 = phase2_moves(&Slice4Perm);
         let s4_move: Vec<u8> = s4.iter().map(|&v| v as u8).collect();
         SmallTables {
             slice_sym,
             s4_conj,
             slice_twist,
-            slice_flip,
             twist_move,
             flip_move,
             slice_move,
