@@ -12,11 +12,11 @@
 //!
 //! # Phase 1
 //! IDA* on raw (flip, UDSlice, twist) coordinates with 16-bit move tables; the pruning
-//! index (FlipUDSlice class, conjugated twist) is computed per node. The children of a
-//! node are handled in steps so that their table reads overlap: coordinates (prefetching
-//! the class entry and a small in-cache bound of (UDSlice, twist)), then the small bound,
-//! the class and the pruning index (prefetching the 4-bit entry), then the exact
-//! distance. The search keeps an explicit stack, and two directions of a level run
+//! index (FlipUDSlice class, conjugated twist) is computed per node from tables of some
+//! hundred kilobytes (the UDSlice's class and symmetry, the conjugated flip, the class
+//! row of the representative slice: see `TwoPhaseTables::p1_index_from`), after an
+//! in-cache bound on (UDSlice class, twist). The children's 4-bit entries are prefetched
+//! together; the search keeps an explicit stack, and two directions of a level run
 //! interleaved on the thread ([`Lane`]): while one waits for its prefetched entries the
 //! other works. With two moves left no pruning entry is read at all: the last
 //! move must be a quarter turn of R, L, F or B reaching the phase-2 group, which the raw
@@ -36,7 +36,6 @@
 //! face twice in a row, and of two opposite faces the one with the smaller index first.
 //! Nothing in the search allocates except recording a solution.
 
-use super::huge::prefetch;
 use super::tables::{TwoPhaseTables, PHASE2_MOVES};
 use super::{Stop, TwoPhaseOptions};
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
@@ -294,8 +293,7 @@ struct Searcher<'a> {
     stop: Option<Stop>,
 }
 
-/// A phase-1 child: move, flip, UDSlice, twist, and the raw FlipUDSlice value (before the
-/// class is read) or the pruning index (after).
+/// A phase-1 child: move, flip, UDSlice, twist, and its pruning index.
 type P1Kid = (u8, u16, u16, u16, u64);
 
 /// One level of a lane's phase-1 stack: the children of a node.
@@ -304,9 +302,6 @@ struct P1Frame {
     kids: [P1Kid; 18],
     n: u8,
     next: u8,
-    /// 0: coordinates made and the class entries prefetched; 1: pruning entries
-    /// prefetched.
-    stage: u8,
     /// Moves on the path before the children, and moves left including theirs.
     depth: u8,
     togo: u8,
@@ -316,7 +311,6 @@ const EMPTY_P1_FRAME: P1Frame = P1Frame {
     kids: [(0, 0, 0, 0, 0); 18],
     n: 0,
     next: 0,
-    stage: 0,
     depth: 0,
     togo: 0,
 };
@@ -487,8 +481,9 @@ impl Searcher<'_> {
     }
 
     /// Generates the children of a phase-1 node at `depth` with `togo >= 3` moves left
-    /// into `lane.frames[depth]`: their coordinates, prefetching their class entries and
-    /// the two small in-cache bounds.
+    /// into `lane.frames[depth]`: their coordinates, the in-cache (UDSlice class, twist)
+    /// bound, and for those it does not prune the pruning index, whose entry is
+    /// prefetched.
     #[allow(clippy::too_many_arguments)]
     fn expand(
         &mut self,
@@ -504,23 +499,25 @@ impl Searcher<'_> {
         let f = &mut lane.frames[depth];
         let mut mask = ALLOWED[last];
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
-        let mut all = 0;
+        let mut n = 0;
         while mask != 0 {
             let m = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let nf = t.flip_move[fr + m];
             let ns = t.slice_move[sr + m];
             let nt = t.twist_move[tr + m];
-            let r = t.flipslice_raw(nf, ns);
-            prefetch(&t.fsym, r as usize);
-            t.p1_cheap_prefetch(ns, nt);
-            f.kids[all] = (m as u8, nf, ns, nt, u64::from(r));
-            all += 1;
+            let (ss, tc) = t.slice_class_twist(ns, nt);
+            if t.p1_cheap(ss, tc) >= togo {
+                continue;
+            }
+            let idx = t.p1_index_from(nf, ns, ss, tc);
+            t.p1.prefetch(idx);
+            f.kids[n] = (m as u8, nf, ns, nt, idx);
+            n += 1;
         }
-        self.nodes += all as u64;
-        f.n = all as u8;
+        self.nodes += u64::from(ALLOWED[last].count_ones());
+        f.n = n as u8;
         f.next = 0;
-        f.stage = 0;
         f.depth = depth as u8;
         f.togo = togo;
     }
@@ -528,10 +525,9 @@ impl Searcher<'_> {
     /// Advances `lane` until it has prefetched table entries (true: come back later) or
     /// its search is over (false).
     ///
-    /// A node's children are handled in steps so that their table reads overlap, with
-    /// each other and with the other lanes' work: coordinates (prefetching the class
-    /// entry and the small bounds), then the small bounds and the class lookup
-    /// (prefetching the pruning entry), then the exact distance and the descent.
+    /// A node's children are generated with their pruning entries prefetched (see
+    /// [`Searcher::expand`]) and read only after the other lanes have had a turn, so the
+    /// reads overlap with each other and with the other lanes' work.
     fn step(&mut self, lane: &mut Lane) -> bool {
         let t = self.t;
         while lane.top > 0 {
@@ -542,23 +538,6 @@ impl Searcher<'_> {
             let top = lane.top - 1;
             let f = &mut lane.frames[top];
             let togo = f.togo;
-            if f.stage == 0 {
-                f.stage = 1;
-                let mut n = 0;
-                for i in 0..f.n as usize {
-                    let (m, nf, ns, nt, r) = f.kids[i];
-                    if t.p1_cheap(ns, nt) < togo {
-                        let idx = t.p1_index_raw(r as u32, nt);
-                        t.p1.prefetch(idx);
-                        f.kids[n] = (m, nf, ns, nt, idx);
-                        n += 1;
-                    }
-                }
-                f.n = n as u8;
-                if n > 0 {
-                    return true;
-                }
-            }
             if f.next == f.n {
                 lane.top = top;
                 if let Some(stop) = self.limits.poll(self.nodes, &mut self.next_check) {

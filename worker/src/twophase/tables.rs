@@ -26,7 +26,7 @@
 //! transparent huge pages ([`TableMemory::HugePages`]); [`TableMemory::Mapped`] reads the
 //! shared maps instead (about 10–30 % slower per lookup-bound search, no private copy).
 
-use super::huge::{prefetch, Nibbles};
+use super::huge::Nibbles;
 use super::TwoPhaseError;
 use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
@@ -37,7 +37,6 @@ use ::tables::{Cube, Move, NSYM_UD};
 use rayon::prelude::*;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use tables::huge::HugeArray;
 
 /// Name of the FlipUDSlice class table file.
 pub const FSYM_NAME: &str = "twophase-fsym";
@@ -59,6 +58,8 @@ pub(crate) const N_FS_CLASSES: usize = 64430;
 pub(crate) const N_PERM8: usize = 40320;
 /// Corner-permutation classes under the 16 UD symmetries.
 pub(crate) const N_CP_CLASSES: usize = 2768;
+/// Number of UDSlice values.
+pub(crate) const N_SLICE: usize = 495;
 /// Number of slice4 permutations.
 pub(crate) const N_SLICE4: usize = 24;
 
@@ -82,8 +83,16 @@ pub struct TwoPhaseTables {
     pub(crate) flip_move: Vec<u16>,
     /// `slice_move[s · 18 + m]`: UDSlice (positions of the E-slice edges) after move `m`.
     pub(crate) slice_move: Vec<u16>,
-    /// Raw FlipUDSlice → `class << 4 | sym` (from `twophase-fsym`, range-checked at open).
-    pub(crate) fsym: HugeArray<u32>,
+    /// `flip_conj[s · 2048 + f] ^ slice_flip_conj[s · 495 + u]` is the flip of
+    /// `S_s · c · S_s⁻¹` for a position `c` of flip `f` and UDSlice `u`: conjugation by a
+    /// UD symmetry permutes the orientations and flips those of some positions, which
+    /// depend only on where the slice edges are.
+    pub(crate) flip_conj: Vec<u16>,
+    pub(crate) slice_flip_conj: Vec<u16>,
+    /// `fs_rep[c · 2048 + f]`: `class << 4 | sym` of the raw FlipUDSlice value with flip
+    /// `f` and the UDSlice of class `c`'s representative (the rows of `twophase-fsym` for
+    /// those slices: about 300 kB, where the whole file is 4 MB).
+    pub(crate) fs_rep: Vec<u32>,
     /// `twist_conj[s · 2187 + t]`: twist of `S_s · t · S_s⁻¹`.
     pub(crate) twist_conj: Vec<u16>,
     /// Phase-1 pruning table, indexed `class · 2187 + twist_conj`.
@@ -146,13 +155,20 @@ impl TwoPhaseTables {
         let copy = memory == TableMemory::HugePages;
         let p1 = Nibbles::new(p1_file.into_packed4()?, copy);
         let p2 = Nibbles::new(p2_file.into_packed4()?, copy);
-        let fsym = HugeArray::from_slice(&fsym);
         let small = SmallTables::new();
+        let fs_rep: Vec<u32> = small
+            .slice_rep
+            .iter()
+            .flat_map(|&u| &fsym[u as usize * N_FLIP..(u as usize + 1) * N_FLIP])
+            .copied()
+            .collect();
         let tables = TwoPhaseTables {
             twist_move: small.twist_move,
             flip_move: small.flip_move,
             slice_move: small.slice_move,
-            fsym,
+            flip_conj: small.flip_conj,
+            slice_flip_conj: small.slice_flip_conj,
+            fs_rep,
             twist_conj: small.twist_conj,
             slice_sym: small.slice_sym,
             slice_twist: small.slice_twist,
@@ -316,7 +332,8 @@ impl TwoPhaseTables {
                 + self.cp_move.len()
                 + self.e8_move.len()
                 + self.e8_conj.len())
-            + 4 * (self.fsym.len() + self.cpsym.len())
+            + 2 * (self.flip_conj.len() + self.slice_flip_conj.len())
+            + 4 * (self.fs_rep.len() + self.cpsym.len())
             + self.s4_move.len()
             + self.cs_prune.len()
     }
@@ -331,45 +348,42 @@ impl TwoPhaseTables {
     /// Phase-1 pruning index of raw phase-1 coordinates.
     #[inline(always)]
     pub(crate) fn p1_index(&self, flip: u16, slice: u16, twist: u16) -> u64 {
-        self.p1_index_raw(self.flipslice_raw(flip, slice), twist)
+        let (ss, t) = self.slice_class_twist(slice, twist);
+        self.p1_index_from(flip, slice, ss, t)
     }
 
-    /// The raw FlipUDSlice coordinate.
+    /// `slice_sym` of `slice` and `twist` conjugated by its symmetry: the first half of
+    /// the pruning index, and what the cheap bound reads.
     #[inline(always)]
-    pub(crate) fn flipslice_raw(&self, flip: u16, slice: u16) -> u32 {
-        flip as u32 + N_FLIP as u32 * slice as u32
-    }
-
-    /// Phase-1 pruning index of a raw FlipUDSlice value and a twist.
-    #[inline(always)]
-    pub(crate) fn p1_index_raw(&self, flipslice: u32, twist: u16) -> u64 {
-        let cs = self.fsym[flipslice as usize];
-        let t = self.twist_conj[((cs & 15) as usize) * N_TWIST + twist as usize];
-        u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t)
-    }
-
-    /// Lower bound on the phase-1 distance from the small (UDSlice, twist) table, which
-    /// stays in cache. (A second bound from (UDSlice, flip), 507 kB unreduced, saved
-    /// pruning-table reads but cost more in cache misses on the move tables it pushed
-    /// out: `cubeswarm bench twophase --count 3000 --seed 7` 0.45-0.49 ms without it,
-    /// 0.49-0.53 ms with.)
-    #[inline(always)]
-    pub(crate) fn p1_cheap(&self, slice: u16, twist: u16) -> u8 {
-        let a = self.cheap_index(slice, twist);
-        (self.slice_twist[a >> 1] >> ((a & 1) << 2)) & 15
-    }
-
-    /// Prefetches the entry [`TwoPhaseTables::p1_cheap`] reads.
-    #[inline(always)]
-    pub(crate) fn p1_cheap_prefetch(&self, slice: u16, twist: u16) {
-        prefetch(&self.slice_twist, self.cheap_index(slice, twist) >> 1);
-    }
-
-    #[inline(always)]
-    fn cheap_index(&self, slice: u16, twist: u16) -> usize {
+    pub(crate) fn slice_class_twist(&self, slice: u16, twist: u16) -> (usize, usize) {
         let ss = self.slice_sym[slice as usize] as usize;
         let t = self.twist_conj[(ss & 15) * N_TWIST + twist as usize] as usize;
-        (ss >> 4) * N_TWIST + t
+        (ss, t)
+    }
+
+    /// The pruning index from [`TwoPhaseTables::slice_class_twist`]'s values: the
+    /// position conjugated by the slice's symmetry has the slice of its class
+    /// representative, whose `fs_rep` row gives the FlipUDSlice class and a second
+    /// symmetry. Only tables of some hundred kilobytes are read.
+    #[inline(always)]
+    pub(crate) fn p1_index_from(&self, flip: u16, slice: u16, ss: usize, t: usize) -> u64 {
+        let s = ss & 15;
+        let f = self.flip_conj[s * N_FLIP + flip as usize]
+            ^ self.slice_flip_conj[s * N_SLICE + slice as usize];
+        let cs = self.fs_rep[(ss >> 4) * N_FLIP + f as usize];
+        let t2 = self.twist_conj[((cs & 15) as usize) * N_TWIST + t];
+        u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t2)
+    }
+
+    /// Lower bound on the phase-1 distance from the small (UDSlice class, twist) table,
+    /// which stays in cache, given [`TwoPhaseTables::slice_class_twist`]'s values. (A
+    /// second bound from (UDSlice, flip), 507 kB unreduced, saved pruning-table reads but
+    /// cost more in cache misses on the move tables it pushed out: `cubeswarm bench
+    /// twophase --count 3000 --seed 7` 0.45-0.49 ms without it, 0.49-0.53 ms with.)
+    #[inline(always)]
+    pub(crate) fn p1_cheap(&self, ss: usize, t: usize) -> u8 {
+        let a = (ss >> 4) * N_TWIST + t;
+        (self.slice_twist[a >> 1] >> ((a & 1) << 2)) & 15
     }
 
     /// Index into `cs_prune` of a corner permutation's `cpsym` entry and a slice4
@@ -501,6 +515,10 @@ impl<A: Coord, B: Coord> PruneSpace for Phase2Space<A, B> {
 /// The tables computed in memory at open.
 struct SmallTables {
     slice_sym: Vec<u16>,
+    /// Raw UDSlice of each UDSlice class's representative.
+    slice_rep: Vec<u16>,
+    flip_conj: Vec<u16>,
+    slice_flip_conj: Vec<u16>,
     s4_conj: Vec<u8>,
     slice_twist: Vec<u8>,
     twist_move: Vec<u16>,
@@ -546,6 +564,27 @@ fn u16_transform<C: Coord>(coord: &C) -> Vec<u16> {
         .collect()
 }
 
+/// The two tables of [`TwoPhaseTables::flip_conj`]: the flip of a conjugated position is
+/// `P[s][flip] ^ M[s][slice]`, with `M[s][u]` the conjugated flip of a position with flip
+/// 0 and UDSlice `u`, and `P[s][f]` that of flip `f` and the solved UDSlice, less the
+/// solved slice's `M`. (That the flip splits this way is checked on random positions in
+/// the tests.)
+fn flip_conjugation() -> (Vec<u16>, Vec<u16>) {
+    let syms = ::tables::symmetries();
+    let solved = UdSlice.index(&Cube::SOLVED) as usize;
+    let m: Vec<u16> = (0..NSYM_UD)
+        .flat_map(|s| (0..N_SLICE as u32).map(move |u| (s, u)))
+        .map(|(s, u)| Flip.index(&syms.conjugate(&UdSlice.to_cube(u), s)) as u16)
+        .collect();
+    let p: Vec<u16> = (0..NSYM_UD)
+        .flat_map(|s| (0..N_FLIP as u32).map(move |f| (s, f)))
+        .map(|(s, f)| {
+            Flip.index(&syms.conjugate(&Flip.to_cube(f), s)) as u16 ^ m[s * N_SLICE + solved]
+        })
+        .collect();
+    (p, m)
+}
+
 impl SmallTables {
     fn new() -> SmallTables {
         let ((twist_move, flip_move), (slice_move, twist_conj)) = rayon::join(
@@ -586,10 +625,17 @@ impl SmallTables {
             .table
             .as_bytes()
             .to_vec();
+        let slice_rep: Vec<u16> = (0..slice_twist_space.sym.classes())
+            .map(|c| slice_twist_space.sym.rep(c) as u16)
+            .collect();
+        let (flip_conj, slice_flip_conj) = flip_conjugation();
         let s4 = phase2_moves(&Slice4Perm);
         let s4_move: Vec<u8> = s4.iter().map(|&v| v as u8).collect();
         SmallTables {
             slice_sym,
+            slice_rep,
+            flip_conj,
+            slice_flip_conj,
             s4_conj,
             slice_twist,
             twist_move,
@@ -602,6 +648,57 @@ impl SmallTables {
             cpsym,
             e8_conj,
             cs_prune,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ::tables::SplitMix64;
+
+    fn tables() -> (TwoPhaseTables, Vec<u32>) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
+        let t = TwoPhaseTables::open_or_build(&dir, false).unwrap();
+        let fsym = decode_fsym(&TableFile::open(table_path(&dir, FSYM_NAME), FSYM_NAME).unwrap());
+        (t, fsym.unwrap())
+    }
+
+    /// The flip of a conjugated position splits into a part of the flip and a part of the
+    /// UDSlice, as `flip_conjugation` assumes.
+    #[test]
+    fn conjugated_flip_splits_into_flip_and_slice_parts() {
+        let (p, m) = flip_conjugation();
+        let syms = ::tables::symmetries();
+        let mut rng = SplitMix64::new(11);
+        for _ in 0..20_000 {
+            let c = Cube::random(&mut rng);
+            let s = rng.below(NSYM_UD as u64) as usize;
+            let (f, u) = (Flip.index(&c) as usize, UdSlice.index(&c) as usize);
+            assert_eq!(
+                Flip.index(&syms.conjugate(&c, s)) as u16,
+                p[s * N_FLIP + f] ^ m[s * N_SLICE + u]
+            );
+        }
+    }
+
+    /// The in-cache route to the pruning entry reads the same distance as the class file.
+    #[test]
+    fn pruning_index_agrees_with_the_class_file() {
+        let (t, fsym) = tables();
+        let mut rng = SplitMix64::new(12);
+        for _ in 0..50_000 {
+            let c = Cube::random(&mut rng);
+            let (f, u, tw) = (Flip.index(&c), UdSlice.index(&c), Twist.index(&c));
+            let cs = fsym[(f + N_FLIP as u32 * u) as usize];
+            let tc = t.twist_conj[(cs & 15) as usize * N_TWIST + tw as usize];
+            let old = u64::from(cs >> 4) * N_TWIST as u64 + u64::from(tc);
+            let new = t.p1_index(f as u16, u as u16, tw as u16);
+            assert_eq!(
+                t.p1.get(new),
+                t.p1.get(old),
+                "flip {f} slice {u} twist {tw}"
+            );
         }
     }
 }
