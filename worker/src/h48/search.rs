@@ -937,14 +937,16 @@ fn expand<L: Lookup>(
             all += 1;
         }
         st.nodes += all as u64;
+        // The children stay where they are; `live` lists those the corner bound keeps.
+        let mut nl = 0;
         for (j, &(wn, wi)) in words[..all].iter().enumerate() {
-            // SAFETY: written in the pass above.
-            let mut k = unsafe { f.kids[j].assume_init() };
             let w = wn & wi;
             let cd = (w >> 18) as u8;
             if cd > rr {
                 continue;
             }
+            // SAFETY: written in the pass above.
+            let k = unsafe { f.kids[j].assume_init_mut() };
             let idx = p.index(if wn != u32::MAX { &k.n } else { &k.i }, w);
             p.table.prefetch(idx);
             fetched = true;
@@ -953,9 +955,12 @@ fn expand<L: Lookup>(
             } else {
                 k.hi = Est::At(Probe { cd, idx });
             }
-            f.kids[nk].write(k);
-            nk += 1;
+            f.live[nl] = j as u8;
+            nl += 1;
         }
+        f.nk = all as u8;
+        f.nl = nl as u8;
+        return fetched;
     }
     f.nk = nk as u8;
     f.nl = nk as u8;
