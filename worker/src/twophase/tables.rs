@@ -18,9 +18,12 @@
 //! flip and UDSlice (phase 1, 18 moves) and of corner permutation, edge8 permutation and
 //! slice4 permutation (phase 2, 10 moves), the twist and edge8 transformation tables, the
 //! corner-permutation classes, 4-bit phase-1 distances of (UDSlice class, twist) (a first
-//! in-cache bound, a few tens of kilobytes), and byte tables of phase-2
-//! distances of the corner permutation and of (corner permutation, slice4 permutation),
-//! used to reject phase-1 solutions cheaply.
+//! in-cache bound, a few tens of kilobytes), byte tables of phase-2 distances of the
+//! corner permutation and of (corner permutation, slice4 permutation), used to reject
+//! phase-1 solutions cheaply, and the flip-conjugation tables. Of `twophase-fsym` only the
+//! rows of the 45 UDSlice class representatives are kept (368 kB, where the file is 4 MB):
+//! a node's class is read there after conjugating it by its UDSlice's symmetry
+//! (`TwoPhaseTables::p1_index_from`).
 //!
 //! By default the two pruning tables are copied from their maps into memory backed by
 //! transparent huge pages ([`TableMemory::HugePages`]); [`TableMemory::Mapped`] reads the
@@ -91,7 +94,7 @@ pub struct TwoPhaseTables {
     pub(crate) slice_flip_conj: Vec<u16>,
     /// `fs_rep[c · 2048 + f]`: `class << 4 | sym` of the raw FlipUDSlice value with flip
     /// `f` and the UDSlice of class `c`'s representative (the rows of `twophase-fsym` for
-    /// those slices: about 300 kB, where the whole file is 4 MB).
+    /// those slices: 45 × 2048 words, 368 kB, where the whole file is 4 MB).
     pub(crate) fs_rep: Vec<u32>,
     /// `twist_conj[s · 2187 + t]`: twist of `S_s · t · S_s⁻¹`.
     pub(crate) twist_conj: Vec<u16>,
