@@ -398,8 +398,6 @@ const CHECK_EVERY: u64 = 4096;
 #[derive(Clone, Copy)]
 struct Frame {
     kids: [std::mem::MaybeUninit<Kid>; 18],
-    /// Children written.
-    nk: u8,
     /// The next child to evaluate.
     next: u8,
     /// Moves left below the children.
@@ -431,7 +429,6 @@ const ALL_KIDS: [u8; 18] = {
 
 const EMPTY_FRAME: Frame = Frame {
     kids: [std::mem::MaybeUninit::uninit(); 18],
-    nk: 0,
     next: 0,
     rr: 0,
     mf: 0,
@@ -800,7 +797,6 @@ fn expand<L: Lookup>(
     mb: u32,
     via: u8,
 ) -> bool {
-    f.nk = 0;
     f.next = 0;
     f.via = via;
     f.pi = *i;
@@ -958,11 +954,9 @@ fn expand<L: Lookup>(
             f.live[nl] = j as u8;
             nl += 1;
         }
-        f.nk = all as u8;
         f.nl = nl as u8;
         return fetched;
     }
-    f.nk = nk as u8;
     f.nl = nk as u8;
     f.live = ALL_KIDS;
     fetched
