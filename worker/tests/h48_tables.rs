@@ -6,11 +6,27 @@
 mod h48_common;
 
 use std::collections::HashMap;
+use tables::packed::{Packed2, Packed4};
 use tables::tablefile::{self, TableFile};
 use tables::{Cube, Move, SplitMix64};
 use worker::h48::cocsep::{self, Cocsep};
 use worker::h48::coords::{self, Coords, ESEP};
 use worker::h48::gen_k2;
+
+/// Opens table `name` in `dir`.
+fn open(dir: &std::path::Path, name: &str) -> TableFile {
+    TableFile::open(tablefile::table_path(dir, name), name).unwrap()
+}
+
+/// The 4-bit table `name` in `dir`.
+fn packed4(dir: &std::path::Path, name: &str) -> Packed4 {
+    open(dir, name).into_packed4().unwrap()
+}
+
+/// The 2-bit table `name` in `dir`.
+fn packed2(dir: &std::path::Path, name: &str) -> Packed2 {
+    open(dir, name).into_packed2().unwrap()
+}
 
 /// Entries of h48h0k4 at each depth 0..=15 (also nissy-core's h0 distribution).
 const H0K4_GOLDEN: [u64; 16] = [
@@ -23,7 +39,7 @@ const COCSEP_GOLDEN: [u64; 10] = [1, 6, 63, 468, 3068, 15438, 53814, 71352, 8784
 #[test]
 fn h48_h0k4_distribution_is_golden_and_verified() {
     let dir = h48_common::ensure("h48h0k4");
-    let f = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4").unwrap();
+    let f = open(&dir, "h48h0k4");
     assert_eq!(&f.header().distribution[..16], &H0K4_GOLDEN);
     assert_eq!(f.header().meta.entries, 3393 * 34650);
     f.verify().unwrap();
@@ -37,7 +53,7 @@ fn h48_cocsep_file_matches_a_fresh_computation() {
     let c = Cocsep::open(&dir).unwrap();
     let fresh = Cocsep::compute(&cocsep::sym_coord());
     assert_eq!(c.words(), fresh.words());
-    let f = TableFile::open(tablefile::table_path(&dir, "cocsep"), "cocsep").unwrap();
+    let f = open(&dir, "cocsep");
     assert_eq!(&f.header().distribution[..10], &COCSEP_GOLDEN);
     assert_eq!(c.max_depth(), 9);
 }
@@ -56,10 +72,7 @@ fn index(coords: &Coords, cs: &Cocsep, c: &Cube, eo_bits: u32) -> u64 {
 fn h48_h0k4_entries_match_brute_force_to_depth_5() {
     let solver = h48_common::h0k4();
     let dir = h48_common::tables_dir();
-    let t = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
-        .unwrap()
-        .into_packed4()
-        .unwrap();
+    let t = packed4(&dir, "h48h0k4");
     let coords = Coords::new();
     let key = |c: &Cube| coords.cocsep_raw(c) as u64 * ESEP as u64 + coords.edges(c, 0).0 as u64;
     let mut seen: HashMap<u64, u8> = HashMap::new();
@@ -99,15 +112,8 @@ fn h48_k2_generator_reproduces_h0k4_with_a_small_base() {
     let cs = Cocsep::open(&dir).unwrap();
     let name = "test-h0k2-b3";
     gen_k2::generate(&dir, name, 0, 3, &cs, false).unwrap();
-    let gen = TableFile::open(tablefile::table_path(&dir, name), name)
-        .unwrap()
-        .into_packed2()
-        .unwrap();
-    let h0 = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
-        .unwrap()
-        .into_packed4()
-        .unwrap();
-    let conv = h0.to_packed2(3);
+    let gen = packed2(&dir, name);
+    let conv = packed4(&dir, "h48h0k4").to_packed2(3);
     assert_eq!(gen.base(), 3);
     assert_eq!(gen.distribution(), conv.distribution());
     assert!(gen.as_bytes() == conv.as_bytes(), "tables differ");
@@ -121,15 +127,8 @@ fn h48_k2_generator_with_orientation_bits_is_admissible_and_refines_h0() {
     let cs = Cocsep::open(&dir).unwrap();
     let name = "test-h2k2-b3";
     gen_k2::generate(&dir, name, 2, 3, &cs, false).unwrap();
-    let h2 = TableFile::open(tablefile::table_path(&dir, name), name)
-        .unwrap()
-        .into_packed2()
-        .unwrap();
-    let h0 = TableFile::open(tablefile::table_path(&dir, "h48h0k4"), "h48h0k4")
-        .unwrap()
-        .into_packed4()
-        .unwrap()
-        .to_packed2(3);
+    let h2 = packed2(&dir, name);
+    let h0 = packed4(&dir, "h48h0k4").to_packed2(3);
     let (a, b) = (h2.as_bytes(), h0.as_bytes());
     // Entry i of h2 lies in h0 entry i >> 2: byte j of h2 holds entries 4j..4j+4, all in
     // h0 entry j.
