@@ -151,7 +151,8 @@ fn h48_built_positions_of_length_10_to_12() {
     }
 }
 
-/// Superflip is 20 moves. About a minute with h48h0k4 on 2 cores:
+/// Superflip is 20 moves. Long with the small h48h0k4 test table (not finished within
+/// 25 minutes on 2 cores, measured 2026-11-22):
 /// `cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
 #[test]
 #[ignore]
