@@ -7,8 +7,9 @@
 //!   `Composite::new(Twist, CornerSep)` in `tables`; the cocsep table maps it to the
 //!   symmetry class, the transformation to the class representative (`ttrep`) and a
 //!   corner-only distance ([`super::cocsep`]). Here the raw value is computed without
-//!   loops: two byte-mask extractions give the seven orientation digits as 14 bits (a
-//!   16384-entry table turns them into the twist) and one shuffle gives the 8-bit tetrad
+//!   loops: two byte-mask extractions give the seven orientation digits as two 7-bit
+//!   masks (digits 1 and digits 2; the twist is the sum of two 128-entry table values,
+//!   being linear in the digits) and one shuffle gives the 8-bit tetrad
 //!   mask (a 256-entry table turns it into the separation index).
 //! - **esep** (34650 values, the `tables` coordinate `EdgeSep`) and the **edge
 //!   orientation** bits of the position *transformed by `ttrep`*: the transformation of
@@ -109,10 +110,13 @@ impl EdgeSym {
     }
 }
 
-/// All the small tables of the fast coordinates (about 60 KB, built in microseconds).
+/// All the small tables of the fast coordinates (about 12 kB, built in microseconds).
 pub struct Coords {
-    /// Orientation bits (corners 0..7: low bits | high bits << 7) → twist.
-    twist_of_bits: Vec<u16>,
+    /// The twist is linear in the orientation digits: the twist of the low bits (digits
+    /// equal to 1) of corners 0..7 plus that of the high bits (digits equal to 2). Two
+    /// 256-byte tables instead of one of 32 kB keep the first-level cache for the rest.
+    twist_lo: [u16; 128],
+    twist_hi: [u16; 128],
     /// Tetrad-1 position mask (8 bits) → `2187 · csep`.
     csep_of_mask: [u32; 256],
     /// E-slice position mask (12 bits) → `70 · ` E-combination index of `EdgeSep`.
@@ -161,15 +165,21 @@ impl Coords {
     /// Builds the tables.
     pub fn new() -> Coords {
         let solved = Cube::SOLVED;
-        let mut twist_of_bits = vec![0u16; 1 << 14];
-        for t in 0..2187u32 {
-            let c = Twist.to_cube(t);
-            let (lo, hi) = (0..7).fold((0usize, 0usize), |(lo, hi), i| {
-                let o = c.corner_ori(i) as usize;
-                (lo | (o & 1) << i, hi | (o >> 1) << i)
-            });
-            twist_of_bits[lo | hi << 7] = t as u16;
-        }
+        let twist_of = |lo: usize, hi: usize| {
+            let mut co = [0u8; 8];
+            for (i, o) in co.iter_mut().enumerate().take(7) {
+                *o = ((lo >> i) & 1) as u8 + 2 * ((hi >> i) & 1) as u8;
+            }
+            co[7] = (21 - co.iter().sum::<u8>()) % 3;
+            Twist.index(&Cube::from_parts_unchecked(
+                solved.cp(),
+                co,
+                solved.ep(),
+                [0; 12],
+            )) as u16
+        };
+        let twist_lo = std::array::from_fn(|b| twist_of(b, 0));
+        let twist_hi = std::array::from_fn(|b| twist_of(0, b));
         let mut csep_of_mask = [0u32; 256];
         for x in 0..70 {
             let c = CornerSep.to_cube(x);
@@ -195,9 +205,9 @@ impl Coords {
             erow[em] = (x / 70 * 70) as u16;
             mrow[mm] = (x % 70) as u8;
         }
-        let _ = solved;
         Coords {
-            twist_of_bits,
+            twist_lo,
+            twist_hi,
             csep_of_mask,
             erow,
             mrow,
@@ -209,7 +219,8 @@ impl Coords {
     #[inline(always)]
     pub fn cocsep_raw(&self, c: &Cube) -> usize {
         let (bits, mask) = simd::corner_masks(c);
-        self.twist_of_bits[bits as usize] as usize + self.csep_of_mask[mask as usize] as usize
+        (self.twist_lo[bits as usize & 0x7f] + self.twist_hi[(bits >> 7) as usize & 0x7f]) as usize
+            + self.csep_of_mask[mask as usize] as usize
     }
 
     /// `(esep, eo)` of `S_t · c · S_t⁻¹`: the edge separation (0..34650) and the edge
