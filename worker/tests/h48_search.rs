@@ -151,13 +151,25 @@ fn h48_built_positions_of_length_10_to_12() {
     }
 }
 
-/// Superflip is 20 moves. Long with the small h48h0k4 test table (not finished within
-/// 25 minutes on 2 cores, measured 2026-11-22):
+/// Superflip is 20 moves. Long: with the h48h0k4 test table it did not finish within 25
+/// minutes on 2 cores (2026-11-22); `CUBESWARM_H48_DIR` and `CUBESWARM_H48_TABLE` make it
+/// use a larger table, built with `cubeswarm --tables-dir DIR tables build NAME`:
 /// `cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
+/// `CUBESWARM_H48_DIR=DIR CUBESWARM_H48_TABLE=h48h6k2 cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
 #[test]
 #[ignore]
 fn h48_superflip_is_twenty() {
-    let solver = h48_common::h0k4();
+    let big;
+    let solver = match (
+        std::env::var_os("CUBESWARM_H48_DIR"),
+        std::env::var("CUBESWARM_H48_TABLE"),
+    ) {
+        (Some(dir), Ok(table)) => {
+            big = H48Solver::open(std::path::Path::new(&dir), &table).expect("opening the table");
+            &big
+        }
+        _ => h48_common::h0k4(),
+    };
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
     let r = solve_first(&solver, &c);
     assert_eq!(r.solutions[0].len(), 20);
