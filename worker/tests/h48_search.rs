@@ -151,9 +151,12 @@ fn h48_built_positions_of_length_10_to_12() {
     }
 }
 
-/// Superflip is 20 moves. Long: with the h48h0k4 test table it did not finish within 25
-/// minutes on 2 cores (2026-11-22); `CUBESWARM_H48_DIR` and `CUBESWARM_H48_TABLE` make it
-/// use a larger table, built with `cubeswarm --tables-dir DIR tables build NAME`:
+/// Superflip is 20 moves. Very long on 2 cores: with the h48h0k4 test table it did not
+/// finish within 25 minutes, and with h48h6k2 30 minutes proved only that no solution of
+/// 16 moves or fewer exists (2026-11-22; each further depth takes about 13 times longer,
+/// so the proof needs days there, or the largest tables). `CUBESWARM_H48_DIR` and
+/// `CUBESWARM_H48_TABLE` make it use a larger table, built with
+/// `cubeswarm --tables-dir DIR tables build NAME`:
 /// `cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
 /// `CUBESWARM_H48_DIR=DIR CUBESWARM_H48_TABLE=h48h6k2 cargo test --release -p cubeswarm-worker --test h48_search h48_superflip -- --ignored`
 #[test]
