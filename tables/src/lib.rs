@@ -5,18 +5,23 @@
 //!   legality checks.
 //! - [`moves`]: the 18 face moves of the half-turn metric.
 //! - [`notation`]: parsing and formatting move sequences.
+//! - [`canonical`]: the canonical-move rule shared by every search and the splitter.
+//! - [`position`]: [`Position`], a checked cube, and parsing text into one.
 //! - [`symmetry`]: the 48 symmetries (and the 16 that keep the UD axis), conjugation.
 #![warn(missing_docs)]
 
+pub mod canonical;
 pub mod cube;
 pub mod moves;
 pub mod notation;
+pub mod position;
 pub mod random;
 pub mod symmetry;
 
 pub use cube::{Cube, CubieError};
 pub use moves::{Face, Move};
 pub use notation::{format_moves, parse_moves, NotationError};
+pub use position::{ParseError, Position};
 pub use random::SplitMix64;
 pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};
 pub mod bfs;

@@ -1,0 +1,1 @@
+//! The scheduler (work in progress).

@@ -1,0 +1,22 @@
+//! The job model: the plain types the coordinator and the workers exchange.
+//!
+//! # Layout
+//! - [`job`]: a [`Job`] (id, attempt, table, [`Work`]), the [`Settings`] of what is asked,
+//!   a [`JobResult`] per job with one result per position or per subtree and a [`Stop`]
+//!   reason, typed [`JobError`]s, and [`Cancel`].
+//! - [`record`]: a [`Record`], the final answer for one input line, as a client writes it.
+//!
+//! Settings say *what is asked* (method, lengths, solution count, budgets); how a job runs
+//! (threads, pools, memory) is the executor's business and appears nowhere here. Positions
+//! are [`tables::Position`]s, checked before they enter a job. Both `worker` and
+//! `coordinator` depend on this crate and never on each other.
+#![warn(missing_docs)]
+
+pub mod job;
+pub mod record;
+
+pub use job::{
+    BatchItem, Cancel, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult,
+    Settings, Stop, SubtreeResult, SubtreeWork, Work,
+};
+pub use record::{Record, RecordError, Solved};
