@@ -1,1 +1,25 @@
-//! The scheduler (work in progress).
+//! The coordinator: scramble sets and hard scrambles cut into jobs, scheduled on
+//! executors, gathered back into records in input order.
+//!
+//! # Layout
+//! - [`scheduler`]: [`Scheduler`], the deterministic state machine: requests, jobs,
+//!   leases, dispatch, results, in-order records, as [`Action`]s for a driver.
+//! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
+//!   depth (lower bound first, ranking by the previous depth's node counts, early start).
+//! - [`executor`]: the [`Executor`] trait that the in-process executor and the cluster's
+//!   remote workers implement, and their [`ExecutorEvent`]s.
+//! - [`input`]: input lines (skipped, position, not UTF-8) and the windowed reader.
+//! - [`run`](mod@run): the driver loop for one request over a set of executors.
+//!
+//! Transport-agnostic: nothing here knows about threads pools, tables or the network.
+#![warn(missing_docs)]
+
+pub mod deepen;
+pub mod executor;
+pub mod input;
+pub mod run;
+pub mod scheduler;
+
+pub use executor::{Executor, ExecutorEvent, ExecutorId};
+pub use run::{run, Event, RunError, RunStats};
+pub use scheduler::{Action, Config, Counters, RequestId, Scheduler};

@@ -1,0 +1,269 @@
+//! One optimal position spread over many jobs: iterative deepening over move-prefix
+//! subtrees.
+//!
+//! A position first runs whole up to `split_depth - 1` in one job (a "shallow" job: most
+//! scrambles of a batch are not that short, but it costs milliseconds and yields the
+//! lower bound). From then on each depth `d` is cut into the canonical move prefixes of
+//! `prefix_len` moves, grouped into jobs in the order of their node counts at the
+//! previous depth (a subtree that held many nodes holds many positions close to solved,
+//! so it is likelier to hold a solution; prefixes ending in U, R or F have 15
+//! continuations instead of 12 and are scaled by sqrt(2/3)). A solution at depth `d` ends
+//! the position once enough are found (all of depth `d`'s jobs when every optimal
+//! solution is asked for); depth `d + 1` begins when `d` is proved empty, or earlier on
+//! idle capacity, its results held back until `d` is proved empty.
+
+use crate::scheduler::Config;
+use proto::{JobId, PositionResult, Settings, Solved, Stop, SubtreeResult};
+use std::collections::{BTreeMap, BTreeSet};
+use tables::Move;
+
+/// What a split position needs next.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Results are outstanding.
+    Wait,
+    /// Jobs for this depth must be made.
+    NeedJobs(u8),
+    /// The position is done, for this reason.
+    Finished(Stop),
+}
+
+/// One depth of a split position.
+#[derive(Debug, Default)]
+struct DepthState {
+    /// Its jobs still open.
+    open: BTreeSet<JobId>,
+    /// Its solutions so far.
+    found: Vec<Vec<Move>>,
+}
+
+/// The deepening state of one split position.
+#[derive(Debug)]
+pub struct Deep {
+    /// Proved lower bound on the distance.
+    lower_bound: u8,
+    /// Whether a solution found will be proved optimal (`min_length <= lower_bound`).
+    optimal: bool,
+    /// The longest length proved to have no solution.
+    exhausted: Option<u8>,
+    /// The depth being proved or searched.
+    current: u8,
+    /// Latest node count of each prefix's subtree (ranks the next depth).
+    counts: Vec<u64>,
+    /// Depths with jobs: `current` and at most one started early.
+    depths: BTreeMap<u8, DepthState>,
+    /// Nodes and lookups over every accepted job of the position.
+    nodes: u64,
+    lookups: u64,
+    /// A job ran out of the position's time.
+    timed_out: bool,
+}
+
+/// The settings of a position's shallow job: the same question, up to `split - 1` moves.
+/// When `min_length` is beyond that, the job only computes the lower bound.
+pub fn shallow_settings(settings: &Settings, split: u8) -> Settings {
+    let cap = settings.max_length.min(split.saturating_sub(1));
+    if settings.min_length > cap {
+        Settings {
+            min_length: 0,
+            max_length: 0,
+            ..settings.clone()
+        }
+    } else {
+        Settings {
+            max_length: cap,
+            ..settings.clone()
+        }
+    }
+}
+
+impl Deep {
+    /// What a shallow job's result leaves to do: `None` when it is the position's final
+    /// answer, else the deepening state that continues it.
+    pub fn after_shallow(settings: &Settings, split: u8, r: &PositionResult) -> Option<Deep> {
+        let cap = settings.max_length.min(split.saturating_sub(1));
+        let bound_only = settings.min_length > cap;
+        if !bound_only && (!r.solutions.is_empty() || r.stop != Stop::Exhausted) {
+            return None;
+        }
+        if settings.max_length <= cap {
+            return None;
+        }
+        let lb = r.lower_bound;
+        let mut exhausted = if bound_only { None } else { r.depth_exhausted };
+        if lb > 0 && settings.min_length <= lb {
+            exhausted = exhausted.max(Some((lb - 1).min(settings.max_length)));
+        }
+        Some(Deep {
+            lower_bound: lb,
+            optimal: settings.min_length <= lb,
+            exhausted,
+            current: lb.max(settings.min_length).max(cap + 1),
+            counts: Vec::new(),
+            depths: BTreeMap::new(),
+            nodes: r.nodes,
+            lookups: r.lookups,
+            timed_out: false,
+        })
+    }
+
+    /// The proved lower bound.
+    pub fn lower_bound(&self) -> u8 {
+        self.lower_bound
+    }
+
+    /// Solutions still wanted at `depth` (`None`: all).
+    pub fn remaining(&self, settings: &Settings, depth: u8) -> Option<usize> {
+        let found = self.depths.get(&depth).map_or(0, |d| d.found.len());
+        settings
+            .max_solutions
+            .map(|n| (n as usize).saturating_sub(found).max(1))
+    }
+
+    /// Registers `depth` as started.
+    pub fn open_depth(&mut self, depth: u8) {
+        self.depths.entry(depth).or_default();
+    }
+
+    /// Registers a job of `depth`.
+    pub fn add_job(&mut self, depth: u8, id: JobId) {
+        self.depths.entry(depth).or_default().open.insert(id);
+    }
+
+    /// The next depth to start early, if the current one is not finishing already.
+    pub fn early_candidate(&self, settings: &Settings) -> Option<u8> {
+        let cur = self.depths.get(&self.current)?;
+        let next = self.current.checked_add(1)?;
+        let ok = !self.timed_out
+            && cur.found.is_empty()
+            && next <= settings.max_length
+            && !self.depths.contains_key(&next);
+        ok.then_some(next)
+    }
+
+    /// Takes in an accepted subtree job's results. `prefixes` are the job's prefix
+    /// indices, in the order the job listed them.
+    pub fn absorb(&mut self, id: JobId, depth: u8, prefixes: &[u32], results: Vec<SubtreeResult>) {
+        if self.counts.is_empty() {
+            self.counts = vec![0; prefix_count_hint(prefixes)];
+        }
+        let state = self.depths.entry(depth).or_default();
+        state.open.remove(&id);
+        for r in results {
+            if let Some(&i) = prefixes.get(r.prefix as usize) {
+                let i = i as usize;
+                if i >= self.counts.len() {
+                    self.counts.resize(i + 1, 0);
+                }
+                self.counts[i] = r.nodes;
+            }
+            self.nodes += r.nodes;
+            self.lookups += r.lookups;
+            if r.stop == Stop::TimeLimit {
+                self.timed_out = true;
+            }
+            state.found.extend(r.solutions);
+        }
+    }
+
+    /// Moves on as far as the results allow.
+    pub fn step(&mut self, settings: &Settings) -> Step {
+        if self.timed_out {
+            return Step::Finished(Stop::TimeLimit);
+        }
+        let want = settings.max_solutions.map_or(usize::MAX, |n| n as usize);
+        loop {
+            let d = self.current;
+            if d > settings.max_length {
+                return Step::Finished(Stop::Exhausted);
+            }
+            let Some(state) = self.depths.get(&d) else {
+                return Step::NeedJobs(d);
+            };
+            if state.found.len() >= want || (state.open.is_empty() && !state.found.is_empty()) {
+                return Step::Finished(Stop::Completed);
+            }
+            if !state.open.is_empty() {
+                return Step::Wait;
+            }
+            // Every subtree of depth d searched, nothing found: d is proved empty.
+            self.exhausted = Some(d);
+            self.depths.remove(&d);
+            self.current = d + 1;
+        }
+    }
+
+    /// The position's record.
+    pub fn record(&self, settings: &Settings, stop: Stop, micros: u64) -> Solved {
+        let want = settings.max_solutions.map_or(usize::MAX, |n| n as usize);
+        let mut solutions = match stop {
+            Stop::Exhausted => Vec::new(),
+            _ => self
+                .depths
+                .get(&self.current)
+                .map(|s| s.found.clone())
+                .unwrap_or_default(),
+        };
+        solutions.sort();
+        solutions.dedup();
+        solutions.truncate(want);
+        Solved {
+            optimal: self.optimal && !solutions.is_empty(),
+            solutions,
+            depth_exhausted: self.exhausted,
+            nodes: self.nodes,
+            lookups: self.lookups,
+            micros,
+            stop,
+        }
+    }
+
+    /// The prefixes of the depth about to start, in rank order, cut into jobs.
+    pub fn groups(&self, prefixes: &[Vec<Move>], slots: usize, cfg: &Config) -> Vec<Vec<u32>> {
+        let n = prefixes.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let count = |i: usize| self.counts.get(i).copied().unwrap_or(0);
+        let rank = |i: usize| {
+            let c = count(i) as f64;
+            match prefixes[i].last() {
+                Some(m) if m.face_index() < 3 => c * 0.816_496_580_927_726,
+                _ => c,
+            }
+        };
+        let ranks: Vec<f64> = (0..n).map(rank).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by(|&a, &b| {
+            ranks[b as usize]
+                .total_cmp(&ranks[a as usize])
+                .then(a.cmp(&b))
+        });
+        let total: u64 = (0..n).map(count).sum();
+        // The next depth holds about 13 times the previous one's nodes.
+        let by_nodes = (total.saturating_mul(13) / cfg.job_nodes.max(1)) as usize;
+        let jobs = (slots * cfg.jobs_per_slot).max(by_nodes).clamp(1, n);
+        let per_job = n.div_ceil(jobs);
+        let target = total / jobs as u64;
+        let mut groups = Vec::with_capacity(jobs);
+        let mut cur: Vec<u32> = Vec::new();
+        let mut acc = 0u64;
+        for i in order {
+            acc += count(i as usize);
+            cur.push(i);
+            if (total > 0 && acc >= target.max(1)) || cur.len() >= per_job * 2 || total == 0 && cur.len() >= per_job {
+                groups.push(std::mem::take(&mut cur));
+                acc = 0;
+            }
+        }
+        if !cur.is_empty() {
+            groups.push(cur);
+        }
+        groups
+    }
+}
+
+/// How many prefixes a depth has (the counts table grows on demand beyond the hint).
+fn prefix_count_hint(prefixes: &[u32]) -> usize {
+    prefixes.iter().map(|&i| i as usize + 1).max().unwrap_or(0)
+}
