@@ -10,7 +10,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (Some(dir), Some(name)) = (args.get(1), args.get(2)) else {
         eprintln!(
             "usage: h48_build <dir> <table>   (tables: {})",
-            worker::h48::table_names().join(" ")
+            worker::h48::tables::table_names().join(" ")
         );
         std::process::exit(2);
     };

@@ -2,12 +2,25 @@
 //!
 //! # Layout
 //! - [`h48`]: the H48 optimal solver (IDA* over H48 pruning tables), built on the search
-//!   primitive `search(position, prefix, depth, max_solutions, cancel)`.
+//!   primitive `search(position, prefix, depth, max_solutions, stop)`.
 //! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions.
+//! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
+//! - [`Outcome`] (`outcome`): what one solve of one position found, the same for both
+//!   engines ([`H48Solver::solve`], [`TwoPhaseSolver::solve`]).
+//! - [`Error`] (`error`): the one error type (tables, options, verification).
 #![warn(missing_docs)]
 
+mod error;
 pub mod h48;
+mod outcome;
+mod stop;
 pub mod twophase;
+
+pub use error::Error;
+pub use h48::H48Solver;
+pub use outcome::Outcome;
+pub use stop::StopToken;
+pub use twophase::TwoPhaseSolver;
 
 /// Where the large pruning tables are read from during a search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
