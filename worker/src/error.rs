@@ -25,7 +25,7 @@ pub enum Error {
         dir: PathBuf,
     },
     /// The name is not a table the engines know.
-    #[error("unknown table {0:?} (`cubeswarm tables list` shows the known ones)")]
+    #[error("unknown table {0:?} (known: {known})", known = crate::catalog::names().join(", "))]
     UnknownTable(String),
     /// Building the table needs more memory than the machine has.
     #[error("building {name} needs about {needed} bytes of memory, only {available} available")]
@@ -92,5 +92,8 @@ mod tests {
         });
         assert_eq!(t.to_string().matches("gone").count(), 1);
         assert!(t.source().is_none());
+        let u = Error::UnknownTable("nope".into());
+        assert!(u.to_string().contains("h48h0k4, h48h0k2"), "{u}");
+        assert!(u.to_string().contains("twophase"), "{u}");
     }
 }

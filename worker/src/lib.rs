@@ -4,18 +4,23 @@
 //! - [`h48`]: the H48 optimal solver (IDA* over H48 pruning tables), built on the search
 //!   primitive `search(position, prefix, depth, max_solutions, stop)`.
 //! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions.
+//! - [`catalog`]: every solver table a job can name (`twophase`, `h48h0k4`, `h48hNk2`),
+//!   its files, sizes and method, and how to build and open it as an [`Engine`].
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
 //! - [`Outcome`] (`outcome`): what one solve of one position found, the same for both
 //!   engines ([`H48Solver::solve`], [`TwoPhaseSolver::solve`]).
 //! - [`Error`] (`error`): the one error type (tables, options, verification).
 #![warn(missing_docs)]
 
+pub mod catalog;
+mod engine;
 mod error;
 pub mod h48;
 mod outcome;
 mod stop;
 pub mod twophase;
 
+pub use engine::Engine;
 pub use error::Error;
 pub use h48::H48Solver;
 pub use outcome::Outcome;

@@ -446,6 +446,6 @@ fn h48_missing_and_unknown_tables_are_errors() {
         worker::h48::build_table(&dir, "nope", false),
         Err(Error::UnknownTable(_))
     ));
-    assert_eq!(worker::h48::tables::largest_available(&dir), None);
-    assert!(worker::h48::tables::largest_available(&h48_common::ensure("h48h0k4")).is_some());
+    assert_eq!(worker::catalog::largest_h48_available(&dir), None);
+    assert!(worker::catalog::largest_h48_available(&h48_common::ensure("h48h0k4")).is_some());
 }

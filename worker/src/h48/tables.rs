@@ -82,13 +82,6 @@ pub struct TableInfo {
     pub build_memory: u64,
 }
 
-/// Every table name, smallest first within each kind.
-pub fn table_names() -> Vec<String> {
-    let mut v = vec![cocsep::NAME.to_string(), "h48h0k4".to_string()];
-    v.extend((0..=11).map(|n| format!("h48h{n}k2")));
-    v
-}
-
 /// Size and build memory of a table, `None` for an unknown name.
 pub fn table_info(name: &str) -> Option<TableInfo> {
     let kind = TableKind::parse(name)?;
@@ -109,24 +102,6 @@ pub fn table_info(name: &str) -> Option<TableInfo> {
         bytes,
         build_memory,
     })
-}
-
-/// The H48 names whose files exist in `dir`, and that this machine could use.
-pub fn largest_available(dir: &Path) -> Option<String> {
-    let mut best: Option<(u64, String)> = None;
-    if !tablefile::table_path(dir, cocsep::NAME).exists() {
-        return None;
-    }
-    for name in table_names().into_iter().skip(1) {
-        if tablefile::table_path(dir, &name).exists() {
-            let size = table_info(&name).map_or(0, |i| i.entries);
-            // Among equal sizes (h0k4 vs h0k2) prefer the exact 4-bit table.
-            if !matches!(&best, Some((s, _)) if size <= *s) {
-                best = Some((size, name));
-            }
-        }
-    }
-    best.map(|(_, n)| n)
 }
 
 /// Available memory (MemAvailable of /proc/meminfo), if known.
@@ -315,9 +290,13 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        for n in table_names() {
-            assert!(TableKind::parse(&n).is_some(), "{n}");
-            assert!(table_info(&n).is_some());
+        // Every H48 file of the catalog.
+        for n in crate::catalog::files()
+            .into_iter()
+            .filter(|f| !f.starts_with("twophase"))
+        {
+            assert!(TableKind::parse(n).is_some(), "{n}");
+            assert!(table_info(n).is_some());
         }
         for bad in [
             "h48h1k4", "h48h12k2", "h48h01k2", "h48h", "h48h3k", "x", "h48h3k2x",
