@@ -10,11 +10,15 @@
 //! - [`Outcome`] (`outcome`): what one solve of one position found, the same for both
 //!   engines ([`H48Solver::solve`], [`TwoPhaseSolver::solve`]).
 //! - [`Error`] (`error`): the one error type (tables, options, verification).
+//! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
+//!   [`proto::Job`] on the calling thread: the one entry point of both engines) and
+//!   [`Executor`] (one long-lived rayon pool running submitted jobs, cancellable by id).
 #![warn(missing_docs)]
 
 pub mod catalog;
 mod engine;
 mod error;
+pub mod executor;
 pub mod h48;
 mod outcome;
 mod stop;
@@ -22,6 +26,7 @@ pub mod twophase;
 
 pub use engine::Engine;
 pub use error::Error;
+pub use executor::{run_job, Engines, Executor, ResultSink};
 pub use h48::H48Solver;
 pub use outcome::Outcome;
 pub use stop::StopToken;
