@@ -6,12 +6,13 @@
 
 mod h48_common;
 
-use proto::{Settings, Stop};
+use proto::{Job, JobId, JobOutput, JobResult, Settings, Stop, SubtreeWork, Work};
 use std::collections::BTreeSet;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use tables::{parse_moves, Cube, CubieError, Move, Position, SplitMix64};
 use worker::h48::search::is_canonical;
-use worker::{Error, H48Solver, Outcome, StopToken};
+use worker::{Engine, Engines, Error, Executor, H48Solver, Outcome, StopToken};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
@@ -36,6 +37,82 @@ fn solve(solver: &H48Solver, c: &Cube, settings: &Settings) -> Result<Outcome, E
 /// The first optimal solution of `c`, on this thread.
 fn solve_first(solver: &H48Solver, c: &Cube) -> Outcome {
     solve(solver, c, &Settings::default()).unwrap()
+}
+
+/// The first optimal solution of `c` and the longest length proved to have none, found
+/// as the coordinator spreads a deep position: from the lower bound up, each depth is cut
+/// into the 43,254 canonical 4-move prefixes, sent as two subtree jobs to a two-thread
+/// executor (each job interleaves two subtrees on its thread); when one job finds a
+/// solution the other is cancelled, and a depth whose subtrees were all searched whole
+/// is proved empty.
+fn solve_by_subtrees(solver: &H48Solver, c: &Cube) -> (Vec<Move>, Option<u8>) {
+    let mut engines = Engines::default();
+    engines.insert(Engine::Optimal(solver.clone()));
+    let (tx, rx) = mpsc::channel::<JobResult>();
+    let tx = Mutex::new(tx);
+    let sink = Arc::new(move |r: JobResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(r);
+        }
+    });
+    let ex = Executor::new(2, Arc::new(engines), sink).unwrap();
+    let position = pos(c);
+    let lb = solver.lower_bound(c);
+    let all = tables::canonical::sequences(4);
+    let halves = [all[..all.len() / 2].to_vec(), all[all.len() / 2..].to_vec()];
+    let mut proved = lb.checked_sub(1);
+    for depth in lb..=20 {
+        if depth < 4 {
+            // Too short for 4-move prefixes: the whole tree is one subtree.
+            let out = solver.search(c, &[], depth, 1, &StopToken::new());
+            assert!(out.stop != Stop::Cancelled && out.stop != Stop::TimeLimit);
+            if let Some(s) = out.solutions.into_iter().next() {
+                return (s, proved);
+            }
+            proved = Some(depth);
+            continue;
+        }
+        let ids = [JobId(2 * u64::from(depth)), JobId(2 * u64::from(depth) + 1)];
+        for (id, prefixes) in ids.iter().zip(&halves) {
+            ex.submit(Job {
+                id: *id,
+                attempt: 1,
+                table: solver.table_name().into(),
+                work: Work::Subtrees(SubtreeWork {
+                    position,
+                    depth,
+                    prefixes: prefixes.clone(),
+                    max_solutions: Some(1),
+                    time_limit_ms: None,
+                }),
+            });
+        }
+        let mut first = None;
+        let mut searched = 0;
+        for _ in 0..2 {
+            let r = rx.recv().expect("a subtree result");
+            let Ok(JobOutput::Subtrees(results)) = r.output else {
+                panic!("subtree job failed: {:?}", r.output);
+            };
+            for sr in results {
+                searched += usize::from(sr.stop == Stop::Exhausted);
+                if first.is_none() {
+                    first = sr.solutions.into_iter().next();
+                }
+            }
+            if first.is_some() {
+                ids.iter().for_each(|&id| {
+                    ex.cancel(id);
+                });
+            }
+        }
+        if let Some(s) = first {
+            return (s, proved);
+        }
+        assert_eq!(searched, all.len(), "depth {depth} searched whole");
+        proved = Some(depth);
+    }
+    panic!("no solution within 20 moves");
 }
 
 /// Every canonical sequence of exactly `d` moves solving `c`, by plain enumeration.
@@ -119,12 +196,19 @@ fn h48_known_distance_positions_are_solved_optimally() {
         let (len, scramble) = line.split_once('|').expect("length | scramble");
         let len: usize = len.trim().parse().unwrap();
         let c = cube(scramble.trim());
-        let r = solve_first(solver, &c);
-        assert_eq!(r.solutions.len(), 1);
-        assert_eq!(r.solutions[0].len(), len, "{line}");
-        assert!(r.optimal);
-        assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
-        assert_solves(&c, &r.solutions);
+        let (s, proved) = solve_by_subtrees(solver, &c);
+        assert_eq!(s.len(), len, "{line}");
+        assert_eq!(proved, Some(len as u8 - 1));
+        assert_solves(&c, &[s]);
+        if checked == 0 {
+            // The one-thread solve says the same.
+            let r = solve_first(solver, &c);
+            assert_eq!(r.solutions.len(), 1);
+            assert_eq!(r.solutions[0].len(), len, "{line}");
+            assert!(r.optimal);
+            assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
+            assert_solves(&c, &r.solutions);
+        }
         checked += 1;
     }
     assert_eq!(checked, 4);
@@ -181,10 +265,10 @@ fn h48_superflip_is_twenty() {
         _ => h48_common::h0k4(),
     };
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
-    let r = solve_first(&solver, &c);
-    assert_eq!(r.solutions[0].len(), 20);
-    assert!(r.optimal);
-    assert_solves(&c, &r.solutions);
+    let (s, proved) = solve_by_subtrees(solver, &c);
+    assert_eq!(s.len(), 20);
+    assert_eq!(proved, Some(19));
+    assert_solves(&c, &[s]);
 }
 
 #[test]
