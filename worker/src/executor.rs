@@ -258,7 +258,8 @@ pub type ResultSink = Arc<dyn Fn(JobResult) + Send + Sync>;
 ///
 /// Results are sent from the pool thread that ran the job, once per job, including for
 /// cancelled jobs (with what they found). A job the engines cannot run gets a result with
-/// an `Err` output; a bad job never panics the executor.
+/// an `Err` output; a bad job never panics the executor. Dropping the executor does not
+/// wait for its jobs: call [`Executor::cancel_all`] first to have them stop and report.
 pub struct Executor {
     /// The one pool of the process.
     pool: rayon::ThreadPool,

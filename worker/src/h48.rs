@@ -11,7 +11,7 @@
 //!   tight bounds, NISS-style switching with premoves, lookup reuse, prefetching).
 //! - `solve` (private): iterative deepening over the primitive for one position on the
 //!   calling thread ([`H48Solver::solve`]).
-//! - [`bench`]: the `bench optimal` measurement.
+//! - [`bench`](mod@bench): the `bench optimal` measurement.
 //!
 //! [`H48Solver`] holds the mapped tables behind an `Arc`: clone it freely and solve many
 //! positions from many threads against one copy of the tables.

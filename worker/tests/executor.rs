@@ -357,7 +357,9 @@ const WAIT: Duration = Duration::from_secs(600);
 
 #[test]
 fn executor_runs_every_job_once_and_reports_each() {
+    fn shareable<T: Send + Sync>(_: &T) {}
     let (ex, rx) = executor(2);
+    shareable(&ex);
     assert_eq!(ex.threads(), 2);
     assert_eq!(ex.tables(), ["h48h0k4", "twophase"]);
     let mut rng = SplitMix64::new(5);
