@@ -1,4 +1,4 @@
-//! Builds an H48 table (and what it depends on).
+//! Builds a table of the catalog (and what it depends on).
 //!
 //! `cargo run --release -p cubeswarm-worker --example h48_build -- <dir> <table>`
 //! e.g. `... -- /tmp/h48 h48h3k2`. Prints the time and the peak memory (VmHWM).
@@ -10,13 +10,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (Some(dir), Some(name)) = (args.get(1), args.get(2)) else {
         eprintln!(
             "usage: h48_build <dir> <table>   (tables: {})",
-            worker::h48::table_names().join(" ")
+            worker::catalog::names().join(" ")
         );
         std::process::exit(2);
     };
     let t = Instant::now();
     let cpu0 = worker::h48::bench::process_cpu_time();
-    worker::h48::build_table(std::path::Path::new(dir), name, true)?;
+    worker::catalog::build(std::path::Path::new(dir), name, true)?;
     let cpu = worker::h48::bench::process_cpu_time()
         .zip(cpu0)
         .map(|(b, a)| b - a);

@@ -2,9 +2,9 @@
 //!
 //! `cargo run --release -p cubeswarm-worker --example h48_depths -- <dir> <table> <max depth> <moves> [huge|mapped] [lanes]`
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use tables::{parse_moves, Cube};
 use worker::h48::H48Solver;
+use worker::StopToken;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -15,27 +15,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let solver = H48Solver::open_with(Path::new(&args[1]), &args[2], memory)?;
     let max: u8 = args[3].parse()?;
     let cube = Cube::from_moves(&parse_moves(&args[4])?);
-    let cancel = AtomicBool::new(false);
+    let stop = StopToken::new();
     // Optional: interleave this many lanes over the 4-move prefixes on one thread.
     let lanes: Option<usize> = args.get(6).map(|s| s.parse()).transpose()?;
-    let prefixes = worker::h48::solve::canonical_prefixes(4);
+    let prefixes = tables::canonical::sequences(4);
     for d in solver.lower_bound(&cube)..=max {
         let t = std::time::Instant::now();
         let out = match lanes {
-            None => solver.search(&cube, &[], d, usize::MAX, &cancel),
+            None => {
+                let o = solver.search(&cube, &[], d, usize::MAX, &stop);
+                (o.nodes, o.lookups, o.solutions.len())
+            }
             Some(k) => {
                 let mut it = prefixes.iter().enumerate();
-                let mut total = worker::h48::SearchOutcome::default();
+                let mut total = (0, 0, 0);
                 solver.search_lanes(
                     &cube,
                     d,
                     k,
-                    &cancel,
+                    &stop,
                     &mut || it.next().map(|(i, p)| (i, &p[..], usize::MAX)),
                     &mut |_, o| {
-                        total.nodes += o.nodes;
-                        total.lookups += o.lookups;
-                        total.solutions.extend(o.solutions);
+                        total.0 += o.nodes;
+                        total.1 += o.lookups;
+                        total.2 += o.solutions.len();
                     },
                 );
                 total
@@ -43,9 +46,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         println!(
             "depth {d}: {} nodes, {} lookups, {} solutions, {:.2} s",
-            out.nodes,
-            out.lookups,
-            out.solutions.len(),
+            out.0,
+            out.1,
+            out.2,
             t.elapsed().as_secs_f64()
         );
     }

@@ -9,9 +9,9 @@
 //! it is the rate with unprefetched memory reads. The pruning is random but about as
 //! strong as the real table's, so the tree has a similar shape (node counts differ).
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use tables::{parse_moves, Cube};
 use worker::h48::search::{search_lanes, Lookup, Pruner};
+use worker::StopToken;
 
 struct Fake {
     k2: Vec<u8>,
@@ -71,8 +71,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let cube = Cube::from_moves(&parse_moves(&args[3])?);
     let depth: u8 = args[4].parse()?;
-    let cancel = AtomicBool::new(false);
-    let prefixes = worker::h48::solve::canonical_prefixes(4);
+    let stop = StopToken::new();
+    let prefixes = tables::canonical::sequences(4);
     let mut it = prefixes.iter().enumerate();
     let (mut nodes, mut lookups) = (0u64, 0u64);
     let t = std::time::Instant::now();
@@ -81,7 +81,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &cube,
         depth,
         2,
-        &cancel,
+        &stop,
         &mut || it.next().map(|(i, p)| (i, &p[..], usize::MAX)),
         &mut |_, o| {
             nodes += o.nodes;

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 use worker::twophase::bench::{self, BenchOptions};
-use worker::twophase::{TableMemory, TwoPhaseTables};
+use worker::twophase::{TableMemory, TwoPhaseSolver, TwoPhaseTables};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
@@ -39,17 +39,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         TwoPhaseTables::build(&dir, name, true)?;
         println!("built {name} in {:.2} s", start.elapsed().as_secs_f64());
     }
-    let tables = TwoPhaseTables::open_with(&dir, memory)?;
-    tables.prefault();
+    let solver = TwoPhaseSolver::open_with(&dir, memory)?;
+    solver.tables().prefault();
     // Warm-up: a few positions with another seed, not measured.
     bench::run(
-        &tables,
+        &solver,
         &BenchOptions {
             count: 20,
             seed: opts.seed ^ 0x5eed,
             ..opts.clone()
         },
     );
-    println!("{}", bench::run(&tables, &opts));
+    println!("{}", bench::run(&solver, &opts));
     Ok(())
 }

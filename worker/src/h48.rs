@@ -7,12 +7,11 @@
 //! - [`tables`](mod@tables): table names and sizes, building (`h48h0k4` with the generic
 //!   generator, `h48hNk2` with [`gen_k2`]) and opening.
 //! - [`search`](mod@search): the search primitive, `search(position, prefix, depth,
-//!   max_solutions, cancel)`, with every refinement of the seed (inverse estimate,
+//!   max_solutions, stop)`, with every refinement of the seed (inverse estimate,
 //!   tight bounds, NISS-style switching with premoves, lookup reuse, prefetching).
-//! - [`solve`](mod@solve): iterative deepening over the primitive, split into move-prefix
-//!   subtrees on a rayon pool, with options (solution count, lengths, threads, time limit,
-//!   cancellation).
-//! - [`bench`]: the `bench optimal` measurement.
+//! - `solve` (private): iterative deepening over the primitive for one position on the
+//!   calling thread ([`H48Solver::solve`]).
+//! - [`bench`](mod@bench): the `bench optimal` measurement.
 //!
 //! [`H48Solver`] holds the mapped tables behind an `Arc`: clone it freely and solve many
 //! positions from many threads against one copy of the tables.
@@ -20,30 +19,25 @@
 pub mod bench;
 pub mod cocsep;
 pub mod coords;
-mod error;
 pub mod gen_k2;
 pub mod search;
-pub mod solve;
+mod solve;
 pub mod tables;
 
-pub use self::error::H48Error;
-pub use self::solve::{OptimalOptions, OptimalResult};
-pub use self::tables::{
-    build_table, largest_available, table_info, table_names, TableInfo, TableKind,
-};
+pub use self::tables::{build_table, table_info, TableInfo, TableKind};
 
 use self::cocsep::Cocsep;
 use self::coords::Coords;
 use self::search::{Found, K2WithH0, Pruner};
-use crate::TableMemory;
+use crate::{Error, Outcome, StopToken, TableMemory};
 use ::tables::packed::{Packed2, Packed4};
-use ::tables::{Cube, Move};
+use ::tables::{Cube, Move, Position};
+use proto::{Settings, Stop};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What one call of the search primitive found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchOutcome {
     /// Solutions of exactly the asked depth beginning with the prefix (each verified).
     pub solutions: Vec<Vec<Move>>,
@@ -51,12 +45,20 @@ pub struct SearchOutcome {
     pub nodes: u64,
     /// Main-table lookups.
     pub lookups: u64,
-    /// Whether the whole subtree was searched (false when cancelled or when
-    /// `max_solutions` were found first).
-    pub exhausted: bool,
+    /// [`Stop::Exhausted`] when the whole subtree was searched, [`Stop::Completed`] when
+    /// `max_solutions` were found first, [`Stop::Cancelled`] or [`Stop::TimeLimit`] when
+    /// the stop token said so.
+    pub stop: Stop,
     /// Solutions dropped because they failed verification: always 0 unless there is a
-    /// bug (then [`H48Solver::solve`] reports [`H48Error::Internal`]).
+    /// bug (then [`H48Solver::solve`] reports [`Error::Verification`]).
     pub invalid: u64,
+}
+
+impl SearchOutcome {
+    /// Whether the whole subtree was searched.
+    pub fn exhausted(&self) -> bool {
+        self.stop == Stop::Exhausted
+    }
 }
 
 impl From<Found> for SearchOutcome {
@@ -65,7 +67,7 @@ impl From<Found> for SearchOutcome {
             solutions: f.solutions,
             nodes: f.nodes,
             lookups: f.lookups,
-            exhausted: f.exhausted,
+            stop: f.stop,
             invalid: f.invalid,
         }
     }
@@ -122,17 +124,17 @@ impl H48Solver {
     /// checking both headers. For h48hNk2 with N >= 1, h48h0k4 is also mapped when `dir`
     /// has it: entries "at most the base" then fall back on it instead of the corner bound
     /// (much stronger; [`build_table`] always builds it).
-    pub fn open(dir: &Path, table: &str) -> Result<Self, H48Error> {
+    pub fn open(dir: &Path, table: &str) -> Result<Self, Error> {
         H48Solver::open_with(dir, table, TableMemory::default())
     }
 
     /// [`H48Solver::open`], reading the main table (and the h48h0k4 fallback) as `memory`
     /// says: from private huge-page copies (the default) or straight from the maps.
-    pub fn open_with(dir: &Path, table: &str, memory: TableMemory) -> Result<Self, H48Error> {
+    pub fn open_with(dir: &Path, table: &str, memory: TableMemory) -> Result<Self, Error> {
         let huge = memory == TableMemory::HugePages;
-        let kind = TableKind::parse(table).ok_or_else(|| H48Error::UnknownTable(table.into()))?;
+        let kind = TableKind::parse(table).ok_or_else(|| Error::UnknownTable(table.into()))?;
         let TableKind::H48 { eo_bits, bits } = kind else {
-            return Err(H48Error::UnknownTable(table.into()));
+            return Err(Error::UnknownTable(table.into()));
         };
         let cocsep = Cocsep::open(dir)?;
         let coords = Coords::new();
@@ -180,16 +182,16 @@ impl H48Solver {
 
     /// The search primitive: up to `max_solutions` solutions of exactly `depth` moves
     /// that begin with `prefix` (canonical sequences only). `cube` must be legal
-    /// (see [`Cube::check`]); `cancel` is polled every few thousand nodes.
+    /// (see [`Cube::check`]); `stop` is polled every few thousand nodes.
     pub fn search(
         &self,
         cube: &Cube,
         prefix: &[Move],
         depth: u8,
         max_solutions: usize,
-        cancel: &AtomicBool,
+        stop: &StopToken,
     ) -> SearchOutcome {
-        dispatch!(&*self.inner, p => search::search(p, cube, prefix, depth, max_solutions, cancel).into())
+        dispatch!(&*self.inner, p => search::search(p, cube, prefix, depth, max_solutions, stop).into())
     }
 
     /// Runs many calls of the primitive at one `depth`, up to `lanes` of them interleaved
@@ -202,17 +204,33 @@ impl H48Solver {
         cube: &Cube,
         depth: u8,
         lanes: usize,
-        cancel: &AtomicBool,
+        stop: &StopToken,
         next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
         done: &mut dyn FnMut(usize, SearchOutcome),
     ) {
         let done = &mut |id, f: Found| done(id, f.into());
-        dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, cancel, next, done))
+        dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, stop, next, done))
     }
 
-    /// Solves `cube` optimally (or as `opts` say); refuses illegal positions first.
-    pub fn solve(&self, cube: &Cube, opts: &OptimalOptions) -> Result<OptimalResult, H48Error> {
-        solve::solve(self, cube, opts)
+    /// Solves `position` on the calling thread as `settings` ask (`method`, `probe_limit`
+    /// and `time_limit_ms` are not read: the deadline is `stop`'s): iterative deepening
+    /// from the larger of the lower bound and `min_length` up to `max_length`, each depth
+    /// searched whole by the primitive. The solutions are those of the first length that
+    /// has any (up to `max_solutions`, all of them for `None`), sorted and verified.
+    ///
+    /// `depth_exhausted` is the longest length proved to have no solution, counting from
+    /// the first length tried (lengths below the lower bound are proved by the bound
+    /// itself); `optimal` holds when `min_length` is at most the lower bound. Errors:
+    /// [`Error::InvalidOptions`] for `min_length > max_length`, `max_length > 30` or
+    /// `max_solutions == Some(0)`; [`Error::Verification`] (a bug) if a solution failed
+    /// verification.
+    pub fn solve(
+        &self,
+        position: &Position,
+        settings: &Settings,
+        stop: &StopToken,
+    ) -> Result<Outcome, Error> {
+        solve::solve(self, position, settings, stop)
     }
 
     /// A lower bound on the distance of `cube`: the larger of its and its inverse's

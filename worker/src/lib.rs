@@ -2,12 +2,35 @@
 //!
 //! # Layout
 //! - [`h48`]: the H48 optimal solver (IDA* over H48 pruning tables), built on the search
-//!   primitive `search(position, prefix, depth, max_solutions, cancel)`.
+//!   primitive `search(position, prefix, depth, max_solutions, stop)`.
 //! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions.
+//! - [`catalog`]: every solver table a job can name (`twophase`, `h48h0k4`, `h48hNk2`),
+//!   its files, sizes and method, and how to build and open it as an [`Engine`].
+//! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
+//! - [`Outcome`] (`outcome`): what one solve of one position found, the same for both
+//!   engines ([`H48Solver::solve`], [`TwoPhaseSolver::solve`]).
+//! - [`Error`] (`error`): the one error type (tables, options, verification).
+//! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
+//!   [`proto::Job`] on the calling thread: the one entry point of both engines) and
+//!   [`Executor`] (one long-lived rayon pool running submitted jobs, cancellable by id).
 #![warn(missing_docs)]
 
+pub mod catalog;
+mod engine;
+mod error;
+pub mod executor;
 pub mod h48;
+mod outcome;
+mod stop;
 pub mod twophase;
+
+pub use engine::Engine;
+pub use error::Error;
+pub use executor::{run_job, Engines, Executor, ResultSink};
+pub use h48::H48Solver;
+pub use outcome::Outcome;
+pub use stop::StopToken;
+pub use twophase::TwoPhaseSolver;
 
 /// Where the large pruning tables are read from during a search.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,15 +12,17 @@
 //!   table of all three axes as heuristic, so short scrambles get optimal answers.
 //! - [`bench`](mod@bench): CPU time per position on uniformly random states.
 //!
+//! [`TwoPhaseSolver`] holds the tables behind an `Arc`: clone it freely and solve many
+//! positions from many threads against one copy.
+//!
 //! # Guarantees
-//! [`solve`] checks the position first (an unsolvable one is [`TwoPhaseError::Unsolvable`]
-//! and is never searched), never returns a solution longer than `max_length`, returns
+//! [`TwoPhaseSolver::solve`] never returns a solution longer than `max_length`, returns
 //! distinct solutions, and verifies every solution by applying it to the position before
-//! returning it ([`TwoPhaseError::Verification`] if that ever failed, which would be a bug).
-//! The search is complete: if no solution of at most `max_length` moves exists and no
-//! budget ran out, the answer is [`TwoPhaseError::NoSolutionWithin`]. With the default
-//! `max_length` of 20 every position is solved, in about half a millisecond of CPU on
-//! average (see [`bench`](mod@bench)).
+//! returning it ([`Error::Verification`] if that ever failed, which would be a bug). The
+//! search is complete: if no solution of at most `max_length` moves exists and no budget
+//! ran out, it stops with [`Stop::Exhausted`]. With the default `max_length` of 20 every
+//! position is solved, in about half a millisecond of CPU on average (see
+//! [`bench`](mod@bench)).
 
 pub mod bench;
 mod huge;
@@ -30,11 +32,12 @@ pub mod tables;
 
 pub use tables::{TableMemory, TwoPhaseTables};
 
-use ::tables::tablefile::TableFileError;
-use ::tables::{format_moves, Cube, CubieError, Move};
-use std::sync::atomic::AtomicBool;
+use crate::{Error, Outcome, StopToken};
+use ::tables::{format_moves, Position};
+use proto::Settings;
+pub(crate) use proto::Stop;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 /// Scrambles whose optimal length is at most this get a proved-optimal solution.
 pub const SHORT_OPTIMAL_DEPTH: u8 = 7;
@@ -43,210 +46,153 @@ pub const SHORT_OPTIMAL_DEPTH: u8 = 7;
 /// more than 30 moves are never useful).
 pub const MAX_LENGTH_LIMIT: u8 = 30;
 
-/// Everything that can go wrong in the two-phase solver.
-#[derive(Debug, thiserror::Error)]
-pub enum TwoPhaseError {
-    /// A table file is missing, unreadable or damaged.
-    #[error(transparent)]
-    Table(#[from] TableFileError),
-    /// A table file is well-formed but is not the table it claims to be.
-    #[error("table {name} is not a valid two-phase table: {reason}")]
-    BadTable {
-        /// The table's name.
-        name: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// `build` was asked for a table this solver does not have.
-    #[error("unknown two-phase table {name:?} (known: twophase-fsym, twophase-p1, twophase-p2)")]
-    UnknownTable {
-        /// The name asked for.
-        name: String,
-    },
-    /// The position cannot be reached from the solved cube.
-    #[error("unsolvable position: {0}")]
-    Unsolvable(CubieError),
-    /// The options are out of range.
-    #[error("invalid option: {0}")]
-    InvalidOption(&'static str),
-    /// The whole search space was searched: no solution of at most `max_length` moves.
-    #[error("no solution within {max_length} moves")]
-    NoSolutionWithin {
-        /// The bound asked for.
-        max_length: u8,
-    },
-    /// The time limit passed before any solution of at most `max_length` moves was found.
-    #[error("no solution within {max_length} moves found within the time limit of {limit:?}")]
-    TimedOut {
-        /// The bound asked for.
-        max_length: u8,
-        /// The time limit.
-        limit: Duration,
-    },
-    /// The probe limit was reached before any solution of at most `max_length` moves.
-    #[error("no solution within {max_length} moves found within the limit of {limit} probes")]
-    ProbeLimit {
-        /// The bound asked for.
-        max_length: u8,
-        /// The limit.
-        limit: u64,
-    },
-    /// The cancel flag was raised before any solution was found.
-    #[error("search cancelled before a solution within {max_length} moves was found")]
-    Cancelled {
-        /// The bound asked for.
-        max_length: u8,
-    },
-    /// A solution failed verification (an internal error; please report it).
-    #[error("internal error: solution {moves} does not solve the position")]
-    Verification {
-        /// The faulty solution.
-        moves: String,
-    },
-}
-
-/// Options of [`solve`].
-#[derive(Clone, Debug)]
-pub struct TwoPhaseOptions {
-    /// Longest solution accepted (1..=30; 20 always succeeds).
-    pub max_length: u8,
+/// What one solve asks of the search (the checked settings).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Goal {
+    /// Longest solution accepted (1..=30).
+    pub(crate) max_length: u8,
     /// How many distinct solutions to find (at least 1).
-    pub max_solutions: usize,
-    /// Stop after this much time and return the solutions found so far (an error if none).
-    pub time_limit: Option<Duration>,
-    /// Stop after this many probes (phase-1 solutions examined) and return the solutions
-    /// found so far (an error if none).
-    pub probe_limit: Option<u64>,
-    /// Stop as soon as this flag is raised (checked every few thousand nodes).
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub(crate) max_solutions: usize,
 }
 
-impl Default for TwoPhaseOptions {
-    fn default() -> Self {
-        TwoPhaseOptions {
-            max_length: 20,
-            max_solutions: 1,
-            time_limit: None,
-            probe_limit: None,
-            cancel: None,
-        }
+/// A two-phase solver over opened tables: `Send + Sync`, cheap to clone and share.
+#[derive(Clone, Debug)]
+pub struct TwoPhaseSolver {
+    /// The tables (shared by every clone).
+    tables: Arc<TwoPhaseTables>,
+}
+
+impl From<Arc<TwoPhaseTables>> for TwoPhaseSolver {
+    fn from(tables: Arc<TwoPhaseTables>) -> Self {
+        TwoPhaseSolver { tables }
     }
 }
 
-/// One solution.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TwoPhaseSolution {
-    /// The moves, to be applied to the position in order.
-    pub moves: Vec<Move>,
-    /// Proved optimal: no shorter solution exists (short scrambles, or a solution as long
-    /// as a proved lower bound).
-    pub optimal: bool,
+impl TwoPhaseSolver {
+    /// Opens the table files in `dir` (see [`TwoPhaseTables::open`]).
+    pub fn open(dir: &Path) -> Result<Self, Error> {
+        TwoPhaseSolver::open_with(dir, TableMemory::default())
+    }
+
+    /// [`TwoPhaseSolver::open`], reading the pruning tables as `memory` says.
+    pub fn open_with(dir: &Path, memory: TableMemory) -> Result<Self, Error> {
+        Ok(Arc::new(TwoPhaseTables::open_with(dir, memory)?).into())
+    }
+
+    /// Opens the tables in `dir`, first building any file that is missing (see
+    /// [`TwoPhaseTables::open_or_build`]).
+    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, Error> {
+        Ok(Arc::new(TwoPhaseTables::open_or_build(dir, progress)?).into())
+    }
+
+    /// The tables.
+    pub fn tables(&self) -> &TwoPhaseTables {
+        &self.tables
+    }
+
+    /// Solves `position` on the calling thread within `max_length` moves, finding up to
+    /// `max_solutions` distinct solutions, sorted by length (stably: among equal lengths,
+    /// in the order found). `probe_limit` bounds the phase-1 solutions examined; the
+    /// deadline is `stop`'s (`time_limit_ms`, `min_length` and `method` are not read).
+    ///
+    /// The stop reason is [`Stop::Completed`] when `max_solutions` were found,
+    /// [`Stop::Exhausted`] when the search space within `max_length` was searched
+    /// completely (no solution, or fewer than asked, exist), else [`Stop::TimeLimit`],
+    /// [`Stop::ProbeLimit`] or [`Stop::Cancelled`], with what was found so far. `lookups`
+    /// counts phase-1 probes; `lower_bound` is proved by the short-scramble search, and
+    /// `optimal` says whether the first solution reaches it.
+    ///
+    /// Errors: [`Error::InvalidOptions`] for a `max_length` above 30 or a `max_solutions`
+    /// of 0 or `None` (two-phase cannot list every solution); [`Error::Verification`] (a
+    /// bug) if a solution failed verification.
+    pub fn solve(
+        &self,
+        position: &Position,
+        settings: &Settings,
+        stop: &StopToken,
+    ) -> Result<Outcome, Error> {
+        let goal = check_settings(settings)?;
+        solve(&self.tables, position, goal, settings.probe_limit, stop)
+    }
 }
 
-/// What [`solve`] found.
-#[derive(Clone, Debug, Default)]
-pub struct TwoPhaseResult {
-    /// Distinct solutions, at most `max_solutions`, each at most `max_length` moves.
-    pub solutions: Vec<TwoPhaseSolution>,
-    /// Phase-1 solutions examined (each a potential phase-2 search).
-    pub probes: u64,
-    /// Search nodes visited (both phases and the short-scramble search).
-    pub nodes: u64,
+/// Checks the settings the two-phase method reads.
+fn check_settings(settings: &Settings) -> Result<Goal, Error> {
+    if settings.max_length > MAX_LENGTH_LIMIT {
+        return Err(Error::InvalidOptions("max_length is larger than 30"));
+    }
+    let max_solutions = match settings.max_solutions {
+        Some(0) => return Err(Error::InvalidOptions("max_solutions is 0")),
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None => {
+            return Err(Error::InvalidOptions(
+                "the two-phase method needs a solution count, not every solution",
+            ))
+        }
+    };
+    Ok(Goal {
+        max_length: settings.max_length,
+        max_solutions,
+    })
 }
 
-/// Why a search stopped before it was complete.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Stop {
-    /// Enough solutions.
-    Done,
-    /// Time limit.
-    Time,
-    /// Probe limit.
-    Probes,
-    /// Cancel flag.
-    Cancelled,
-}
-
-/// Solves `cube` within `opts.max_length` moves.
-///
-/// Errors: [`TwoPhaseError::Unsolvable`] for an impossible position,
-/// [`TwoPhaseError::InvalidOption`] for a `max_length` of 0 or above 30 or a
-/// `max_solutions` of 0, and, when no solution was found, [`TwoPhaseError::NoSolutionWithin`],
-/// [`TwoPhaseError::TimedOut`], [`TwoPhaseError::ProbeLimit`] or
-/// [`TwoPhaseError::Cancelled`].
-pub fn solve(
+fn solve(
     tables: &TwoPhaseTables,
-    cube: &Cube,
-    opts: &TwoPhaseOptions,
-) -> Result<TwoPhaseResult, TwoPhaseError> {
-    cube.check().map_err(TwoPhaseError::Unsolvable)?;
-    if opts.max_length > MAX_LENGTH_LIMIT {
-        return Err(TwoPhaseError::InvalidOption(
-            "max_length must be at most 30",
-        ));
-    }
-    if opts.max_solutions == 0 {
-        return Err(TwoPhaseError::InvalidOption(
-            "max_solutions must be at least 1",
-        ));
-    }
-    let mut result = TwoPhaseResult::default();
+    position: &Position,
+    goal: Goal,
+    probe_limit: Option<u64>,
+    stop: &StopToken,
+) -> Result<Outcome, Error> {
+    let cube = position.cube();
+    let mut out = Outcome::empty(Stop::Exhausted);
     if cube.is_solved() {
-        result.solutions.push(TwoPhaseSolution {
-            moves: Vec::new(),
-            optimal: true,
-        });
-        return Ok(result);
+        out.solutions.push(Vec::new());
+        out.optimal = true;
+        out.stop = Stop::Completed;
+        return Ok(out);
     }
-    if opts.max_length == 0 {
-        return Err(TwoPhaseError::NoSolutionWithin { max_length: 0 });
+    out.lower_bound = 1;
+    if goal.max_length == 0 {
+        out.depth_exhausted = Some(0);
+        return Ok(out);
     }
-    let limits = search::Limits::new(opts);
+    let limits = search::Limits::new(probe_limit, stop);
     // Short scrambles: optimal answers by plain IDA*.
-    let short_depth = SHORT_OPTIMAL_DEPTH.min(opts.max_length);
-    let short = short::search(tables, cube, short_depth, opts.max_solutions, &limits);
-    result.nodes += short.nodes;
-    let mut stop = short.stop;
-    for moves in short.solutions {
-        result.solutions.push(TwoPhaseSolution {
-            moves,
-            optimal: true,
-        });
-    }
+    let short_depth = SHORT_OPTIMAL_DEPTH.min(goal.max_length);
+    let short = short::search(tables, cube, short_depth, goal.max_solutions, &limits);
+    out.nodes += short.nodes;
+    let mut why = short.stop;
+    let mut solutions = short.solutions;
     // Proved lower bound on the optimal length.
-    let lower_bound = short.lower_bound;
-    if result.solutions.len() < opts.max_solutions && stop.is_none() {
-        let found: Vec<Vec<Move>> = result.solutions.iter().map(|s| s.moves.clone()).collect();
-        let out = search::run(tables, cube, opts, &limits, found);
-        result.nodes += out.nodes;
-        result.probes += out.probes;
-        stop = out.stop;
-        for moves in out.solutions {
-            let optimal = moves.len() as u8 <= lower_bound;
-            result.solutions.push(TwoPhaseSolution { moves, optimal });
-        }
+    out.lower_bound = short.lower_bound.max(1);
+    if solutions.len() < goal.max_solutions && why.is_none() {
+        let more = search::run(tables, cube, &goal, &limits, solutions.clone());
+        out.nodes += more.nodes;
+        out.lookups += more.probes;
+        why = more.stop;
+        solutions.extend(more.solutions);
     }
-    for s in &result.solutions {
-        if !cube.apply_moves(&s.moves).is_solved() || s.moves.len() > opts.max_length as usize {
-            return Err(TwoPhaseError::Verification {
-                moves: format_moves(&s.moves),
+    solutions.sort_by_key(Vec::len);
+    for s in &solutions {
+        if !position.is_solved_by(s) || s.len() > usize::from(goal.max_length) {
+            return Err(Error::Verification {
+                moves: format_moves(s),
             });
         }
     }
-    if result.solutions.is_empty() {
-        let max_length = opts.max_length;
-        return Err(match stop {
-            None | Some(Stop::Done) => TwoPhaseError::NoSolutionWithin { max_length },
-            Some(Stop::Time) => TwoPhaseError::TimedOut {
-                max_length,
-                limit: opts.time_limit.unwrap_or_default(),
-            },
-            Some(Stop::Probes) => TwoPhaseError::ProbeLimit {
-                max_length,
-                limit: opts.probe_limit.unwrap_or_default(),
-            },
-            Some(Stop::Cancelled) => TwoPhaseError::Cancelled { max_length },
-        });
-    }
-    Ok(result)
+    out.optimal = solutions
+        .first()
+        .is_some_and(|s| s.len() <= usize::from(out.lower_bound));
+    out.stop = why.unwrap_or(if solutions.len() >= goal.max_solutions {
+        Stop::Completed
+    } else {
+        Stop::Exhausted
+    });
+    out.depth_exhausted = if solutions.is_empty() && out.stop == Stop::Exhausted {
+        Some(goal.max_length)
+    } else {
+        out.lower_bound.checked_sub(1)
+    };
+    out.solutions = solutions;
+    Ok(out)
 }

@@ -1,21 +1,25 @@
 //! H48 search: optimality against brute force and known distances, the search
-//! primitive's contract, options and input checks. Every solution returned is checked to
+//! primitive's contract, settings and stop reasons. Every solution returned is checked to
 //! solve its position.
 //!
 //! Run: `cargo test -p cubeswarm-worker h48` (uses the cached h48h0k4 test table).
 
 mod h48_common;
 
+use proto::{Job, JobId, JobOutput, JobResult, Settings, Stop, SubtreeWork, Work};
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
-use tables::{parse_moves, Cube, CubieError, Move, SplitMix64};
+use tables::{parse_moves, Cube, CubieError, Move, Position, SplitMix64};
 use worker::h48::search::is_canonical;
-use worker::h48::{H48Error, H48Solver, OptimalOptions, OptimalResult};
+use worker::{Engine, Engines, Error, Executor, H48Solver, Outcome, StopToken};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
+}
+
+fn pos(c: &Cube) -> Position {
+    Position::new(*c).unwrap()
 }
 
 fn assert_solves(c: &Cube, sols: &[Vec<Move>]) {
@@ -25,13 +29,90 @@ fn assert_solves(c: &Cube, sols: &[Vec<Move>]) {
     }
 }
 
-/// The first optimal solution of `c`, on 2 threads.
-fn solve_first(solver: &H48Solver, c: &Cube) -> OptimalResult {
-    let opts = OptimalOptions {
-        threads: 2,
-        ..Default::default()
-    };
-    solver.solve(c, &opts).unwrap()
+/// `c` solved as `settings` ask, on this thread, never stopped.
+fn solve(solver: &H48Solver, c: &Cube, settings: &Settings) -> Result<Outcome, Error> {
+    solver.solve(&pos(c), settings, &StopToken::new())
+}
+
+/// The first optimal solution of `c`, on this thread.
+fn solve_first(solver: &H48Solver, c: &Cube) -> Outcome {
+    solve(solver, c, &Settings::default()).unwrap()
+}
+
+/// The first optimal solution of `c` and the longest length proved to have none, found
+/// as the coordinator spreads a deep position: from the lower bound up, each depth is cut
+/// into the 43,254 canonical 4-move prefixes, sent as two subtree jobs to a two-thread
+/// executor (each job interleaves two subtrees on its thread); when one job finds a
+/// solution the other is cancelled, and a depth whose subtrees were all searched whole
+/// is proved empty.
+fn solve_by_subtrees(solver: &H48Solver, c: &Cube) -> (Vec<Move>, Option<u8>) {
+    let mut engines = Engines::default();
+    engines.insert(Engine::Optimal(solver.clone()));
+    let (tx, rx) = mpsc::channel::<JobResult>();
+    let tx = Mutex::new(tx);
+    let sink = Arc::new(move |r: JobResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(r);
+        }
+    });
+    let ex = Executor::new(2, Arc::new(engines), sink).unwrap();
+    let position = pos(c);
+    let lb = solver.lower_bound(c);
+    let all = tables::canonical::sequences(4);
+    let halves = [all[..all.len() / 2].to_vec(), all[all.len() / 2..].to_vec()];
+    let mut proved = lb.checked_sub(1);
+    for depth in lb..=20 {
+        if depth < 4 {
+            // Too short for 4-move prefixes: the whole tree is one subtree.
+            let out = solver.search(c, &[], depth, 1, &StopToken::new());
+            assert!(out.stop != Stop::Cancelled && out.stop != Stop::TimeLimit);
+            if let Some(s) = out.solutions.into_iter().next() {
+                return (s, proved);
+            }
+            proved = Some(depth);
+            continue;
+        }
+        let ids = [JobId(2 * u64::from(depth)), JobId(2 * u64::from(depth) + 1)];
+        for (id, prefixes) in ids.iter().zip(&halves) {
+            ex.submit(Job {
+                id: *id,
+                attempt: 1,
+                table: solver.table_name().into(),
+                work: Work::Subtrees(SubtreeWork {
+                    position,
+                    depth,
+                    prefixes: prefixes.clone(),
+                    max_solutions: Some(1),
+                    time_limit_ms: None,
+                }),
+            });
+        }
+        let mut first = None;
+        let mut searched = 0;
+        for _ in 0..2 {
+            let r = rx.recv().expect("a subtree result");
+            let Ok(JobOutput::Subtrees(results)) = r.output else {
+                panic!("subtree job failed: {:?}", r.output);
+            };
+            for sr in results {
+                searched += usize::from(sr.stop == Stop::Exhausted);
+                if first.is_none() {
+                    first = sr.solutions.into_iter().next();
+                }
+            }
+            if first.is_some() {
+                ids.iter().for_each(|&id| {
+                    ex.cancel(id);
+                });
+            }
+        }
+        if let Some(s) = first {
+            return (s, proved);
+        }
+        assert_eq!(searched, all.len(), "depth {depth} searched whole");
+        proved = Some(depth);
+    }
+    panic!("no solution within 20 moves");
 }
 
 /// Every canonical sequence of exactly `d` moves solving `c`, by plain enumeration.
@@ -69,13 +150,13 @@ fn check_short_scrambles(solver: &H48Solver, seed: u64, count: usize) {
         let c = Cube::from_moves(&moves);
         let optimal = (0..=len).find(|&d| !brute_force(&c, d).is_empty()).unwrap();
         let all = brute_force(&c, optimal);
-        let opts = OptimalOptions {
+        let settings = Settings {
             max_solutions: None,
-            threads: 2,
             ..Default::default()
         };
-        let r = solver.solve(&c, &opts).unwrap();
+        let r = solve(solver, &c, &settings).unwrap();
         assert!(r.optimal);
+        assert_eq!(r.stop, Stop::Completed);
         assert_solves(&c, &r.solutions);
         let got: BTreeSet<Vec<Move>> = r.solutions.iter().cloned().collect();
         assert_eq!(got.len(), r.solutions.len(), "duplicates for {moves:?}");
@@ -115,12 +196,19 @@ fn h48_known_distance_positions_are_solved_optimally() {
         let (len, scramble) = line.split_once('|').expect("length | scramble");
         let len: usize = len.trim().parse().unwrap();
         let c = cube(scramble.trim());
-        let r = solve_first(solver, &c);
-        assert_eq!(r.solutions.len(), 1);
-        assert_eq!(r.solutions[0].len(), len, "{line}");
-        assert!(r.optimal);
-        assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
-        assert_solves(&c, &r.solutions);
+        let (s, proved) = solve_by_subtrees(solver, &c);
+        assert_eq!(s.len(), len, "{line}");
+        assert_eq!(proved, Some(len as u8 - 1));
+        assert_solves(&c, &[s]);
+        if checked == 0 {
+            // The one-thread solve says the same.
+            let r = solve_first(solver, &c);
+            assert_eq!(r.solutions.len(), 1);
+            assert_eq!(r.solutions[0].len(), len, "{line}");
+            assert!(r.optimal);
+            assert_eq!(r.depth_exhausted, Some(len as u8 - 1));
+            assert_solves(&c, &r.solutions);
+        }
         checked += 1;
     }
     assert_eq!(checked, 4);
@@ -142,11 +230,14 @@ fn h48_built_positions_of_length_10_to_12() {
         let n = r.solutions[0].len();
         assert!(n <= parse_moves(s).unwrap().len());
         assert_solves(&c, &r.solutions);
-        // Nothing shorter, checked by the primitive on one thread.
-        let none = AtomicBool::new(false);
+        // Nothing shorter, checked by the primitive.
+        let none = StopToken::new();
         for d in 0..n as u8 {
             let out = solver.search(&c, &[], d, 1, &none);
-            assert!(out.solutions.is_empty() && out.exhausted, "{s}: depth {d}");
+            assert!(
+                out.solutions.is_empty() && out.exhausted(),
+                "{s}: depth {d}"
+            );
         }
     }
 }
@@ -174,35 +265,25 @@ fn h48_superflip_is_twenty() {
         _ => h48_common::h0k4(),
     };
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
-    let r = solve_first(&solver, &c);
-    assert_eq!(r.solutions[0].len(), 20);
-    assert!(r.optimal);
-    assert_solves(&c, &r.solutions);
+    let (s, proved) = solve_by_subtrees(solver, &c);
+    assert_eq!(s.len(), 20);
+    assert_eq!(proved, Some(19));
+    assert_solves(&c, &[s]);
 }
 
 #[test]
 fn h48_prefixed_search_returns_only_matching_solutions_and_the_union_is_complete() {
     let solver = h48_common::h0k4();
     let c = cube("R U R' U' F2 D L' B");
-    let none = AtomicBool::new(false);
-    let d = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                threads: 1,
-                ..Default::default()
-            },
-        )
-        .unwrap()
-        .solutions[0]
-        .len() as u8;
+    let none = StopToken::new();
+    let d = solve_first(solver, &c).solutions[0].len() as u8;
     let whole = solver.search(&c, &[], d, usize::MAX, &none);
-    assert!(whole.exhausted);
+    assert!(whole.exhausted());
     assert!(!whole.solutions.is_empty());
     let mut union = BTreeSet::new();
     for m in Move::ALL {
         let out = solver.search(&c, &[m], d, usize::MAX, &none);
-        assert!(out.exhausted);
+        assert!(out.exhausted());
         for s in &out.solutions {
             assert_eq!(s[0], m);
             assert_eq!(s.len(), d as usize);
@@ -237,13 +318,9 @@ fn h48_prefixed_search_returns_only_matching_solutions_and_the_union_is_complete
 fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
     let solver = h48_common::h0k4();
     let c = cube("R U R' U' F2 D L' B D2 R' F U'");
-    let none = AtomicBool::new(false);
-    let d = solver
-        .solve(&c, &OptimalOptions::default())
-        .unwrap()
-        .solutions[0]
-        .len() as u8;
-    let prefixes = worker::h48::solve::canonical_prefixes(2);
+    let none = StopToken::new();
+    let d = solve_first(solver, &c).solutions[0].len() as u8;
+    let prefixes = tables::canonical::sequences(2);
     for lanes in [1, 3] {
         let mut next = prefixes.iter().enumerate();
         let mut seen = vec![false; prefixes.len()];
@@ -273,24 +350,20 @@ fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
 fn h48_cancel_flag_stops_the_search() {
     let solver = h48_common::h0k4();
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
-    let set = AtomicBool::new(true);
+    let set = StopToken::new();
+    set.cancel();
     let out = solver.search(&c, &[], 19, 1, &set);
-    assert!(!out.exhausted && out.solutions.is_empty());
-    let flag = Arc::new(AtomicBool::new(false));
-    let f2 = flag.clone();
+    assert_eq!(out.stop, Stop::Cancelled);
+    assert!(out.solutions.is_empty());
+    let token = StopToken::new();
+    let t2 = token.clone();
     let t = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(100));
-        f2.store(true, Ordering::Relaxed);
+        t2.cancel();
     });
-    let start = Instant::now();
-    let out = solver.search(&c, &[], 19, 1, &flag);
+    let out = solver.search(&c, &[], 19, 1, &token);
     t.join().unwrap();
-    assert!(!out.exhausted);
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "took {:?}",
-        start.elapsed()
-    );
+    assert_eq!(out.stop, Stop::Cancelled);
     assert!(out.nodes > 0);
 }
 
@@ -298,118 +371,105 @@ fn h48_cancel_flag_stops_the_search() {
 fn h48_time_limit_stops_cleanly_and_says_how_far_it_got() {
     let solver = h48_common::h0k4();
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
-    let start = Instant::now();
-    let r = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                threads: 2,
-                time_limit: Some(Duration::from_millis(300)),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert!(start.elapsed() < Duration::from_secs(5));
-    assert!(r.timed_out && !r.optimal && r.solutions.is_empty());
+    let stop = StopToken::new().with_deadline(Some(Instant::now() + Duration::from_millis(300)));
+    let r = solver.solve(&pos(&c), &Settings::default(), &stop).unwrap();
+    assert_eq!(r.stop, Stop::TimeLimit);
+    assert!(!r.optimal && r.solutions.is_empty());
+    assert_eq!(r.lower_bound, solver.lower_bound(&c));
     let d = r.depth_exhausted.expect("some depth was exhausted");
     assert!((solver.lower_bound(&c)..19).contains(&d), "{d}");
-    assert!(r
-        .summary(start.elapsed())
-        .starts_with(&format!("no solution shorter than {}", d + 1)));
     // User cancellation as well.
-    let cancel = Arc::new(AtomicBool::new(true));
+    let cancel = StopToken::new();
+    cancel.cancel();
     let r = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                cancel: Some(cancel),
-                ..Default::default()
-            },
-        )
+        .solve(&pos(&c), &Settings::default(), &cancel)
         .unwrap();
-    assert!(r.solutions.is_empty() && !r.optimal && !r.timed_out);
+    assert!(r.solutions.is_empty() && !r.optimal);
+    assert_eq!(r.stop, Stop::Cancelled);
 }
 
 #[test]
-fn h48_options_control_count_and_lengths() {
+fn h48_settings_control_count_and_lengths() {
     let solver = h48_common::h0k4();
     let c = cube("R U R' U'");
-    let r = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                max_solutions: Some(3),
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let r = solve(
+        solver,
+        &c,
+        &Settings {
+            max_solutions: Some(3),
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(r.solutions.len(), 1, "only one 4-move solution exists");
-    let all = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                max_solutions: None,
-                min_length: 6,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    assert_eq!(r.stop, Stop::Completed);
+    let all = solve(
+        solver,
+        &c,
+        &Settings {
+            max_solutions: None,
+            min_length: 6,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(!all.optimal);
     let n = all.solutions[0].len();
     assert!(n >= 6 && all.solutions.iter().all(|s| s.len() == n) && all.solutions.len() > 1);
     assert_solves(&c, &all.solutions);
-    let two = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                max_solutions: Some(2),
-                min_length: 6,
-                ..Default::default()
-            },
-        )
-        .unwrap();
+    let two = solve(
+        solver,
+        &c,
+        &Settings {
+            max_solutions: Some(2),
+            min_length: 6,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(two.solutions.len(), 2);
-    let short = solver
-        .solve(
-            &c,
-            &OptimalOptions {
-                max_length: 3,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-    assert!(short.solutions.is_empty() && !short.timed_out);
+    assert_eq!(two.stop, Stop::Completed);
+    let short = solve(
+        solver,
+        &c,
+        &Settings {
+            max_length: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(short.solutions.is_empty());
+    assert_eq!(short.stop, Stop::Exhausted);
     assert_eq!(short.depth_exhausted, Some(3));
-    let solved = solver
-        .solve(&Cube::SOLVED, &OptimalOptions::default())
-        .unwrap();
+    let solved = solve_first(solver, &Cube::SOLVED);
     assert_eq!(solved.solutions, vec![Vec::<Move>::new()]);
-    assert!(matches!(
-        solver.solve(
-            &c,
-            &OptimalOptions {
-                min_length: 5,
-                max_length: 4,
-                ..Default::default()
-            }
-        ),
-        Err(H48Error::InvalidOptions(_))
-    ));
-    assert!(matches!(
-        solver.solve(
-            &c,
-            &OptimalOptions {
-                max_solutions: Some(0),
-                ..Default::default()
-            }
-        ),
-        Err(H48Error::InvalidOptions(_))
-    ));
+    assert!(solved.optimal);
+    for bad in [
+        Settings {
+            min_length: 5,
+            max_length: 4,
+            ..Default::default()
+        },
+        Settings {
+            max_solutions: Some(0),
+            ..Default::default()
+        },
+        Settings {
+            max_length: 31,
+            ..Default::default()
+        },
+    ] {
+        assert!(matches!(
+            solve(solver, &c, &bad),
+            Err(Error::InvalidOptions(_))
+        ));
+    }
 }
 
+/// Unsolvable cubes never reach the solver: a [`Position`] cannot be made of one, and the
+/// refusal names the fault.
 #[test]
 fn h48_unsolvable_positions_are_refused_with_the_specific_error() {
-    let solver = h48_common::h0k4();
     let cp = [0, 1, 2, 3, 4, 5, 6, 7];
     let ep = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
     let twisted = Cube::from_parts_unchecked(cp, [1, 0, 0, 0, 0, 0, 0, 0], ep, [0; 12]);
@@ -418,22 +478,18 @@ fn h48_unsolvable_positions_are_refused_with_the_specific_error() {
         Cube::from_parts_unchecked(cp, [0; 8], [1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0; 12]);
     let dup =
         Cube::from_parts_unchecked(cp, [0; 8], [0, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0; 12]);
-    let o = OptimalOptions::default();
     assert!(matches!(
-        solver.solve(&twisted, &o),
-        Err(H48Error::Unsolvable(CubieError::TwistedCorner(1)))
+        Position::new(twisted),
+        Err(CubieError::TwistedCorner(1))
     ));
     assert!(matches!(
-        solver.solve(&flipped, &o),
-        Err(H48Error::Unsolvable(CubieError::FlippedEdge))
+        Position::new(flipped),
+        Err(CubieError::FlippedEdge)
     ));
+    assert!(matches!(Position::new(swapped), Err(CubieError::Parity)));
     assert!(matches!(
-        solver.solve(&swapped, &o),
-        Err(H48Error::Unsolvable(CubieError::Parity))
-    ));
-    assert!(matches!(
-        solver.solve(&dup, &o),
-        Err(H48Error::Unsolvable(CubieError::Duplicate { .. }))
+        Position::new(dup),
+        Err(CubieError::Duplicate { .. })
     ));
 }
 
@@ -451,15 +507,7 @@ fn h48_many_positions_side_by_side_share_one_solver() {
         for c in &cubes {
             let solver = solver.clone();
             s.spawn(move || {
-                let r = solver
-                    .solve(
-                        c,
-                        &OptimalOptions {
-                            threads: 1,
-                            ..Default::default()
-                        },
-                    )
-                    .unwrap();
+                let r = solve_first(&solver, c);
                 assert!(r.optimal && r.solutions[0].len() <= 9);
                 assert_solves(c, &r.solutions);
             });
@@ -471,17 +519,17 @@ fn h48_many_positions_side_by_side_share_one_solver() {
 fn h48_missing_and_unknown_tables_are_errors() {
     let dir = std::env::temp_dir().join("cubeswarm-h48-no-tables");
     assert!(matches!(
-        worker::h48::H48Solver::open(&dir, "h48h0k4"),
-        Err(H48Error::TableNotFound { .. })
+        H48Solver::open(&dir, "h48h0k4"),
+        Err(Error::TableNotFound { .. })
     ));
     assert!(matches!(
-        worker::h48::H48Solver::open(&dir, "h48h99k2"),
-        Err(H48Error::UnknownTable(_))
+        H48Solver::open(&dir, "h48h99k2"),
+        Err(Error::UnknownTable(_))
     ));
     assert!(matches!(
         worker::h48::build_table(&dir, "nope", false),
-        Err(H48Error::UnknownTable(_))
+        Err(Error::UnknownTable(_))
     ));
-    assert_eq!(worker::h48::largest_available(&dir), None);
-    assert!(worker::h48::largest_available(&h48_common::ensure("h48h0k4")).is_some());
+    assert_eq!(worker::catalog::largest_h48_available(&dir), None);
+    assert!(worker::catalog::largest_h48_available(&h48_common::ensure("h48h0k4")).is_some());
 }

@@ -1,31 +1,42 @@
-//! Two-phase solving: known positions, optimal short scrambles, unsolvable positions,
-//! budgets, and a property test on random states. Tables come from
+//! Two-phase solving: known positions, optimal short scrambles, stop reasons, settings,
+//! and a property test on random states. Tables come from
 //! `<workspace>/target/test-tables` (built there once if missing).
 
 /// Every test lives in `twophase` so that `cargo test -p cubeswarm-worker twophase` runs them.
 mod twophase {
     use proptest::prelude::*;
+    use proto::{Method, Settings, Stop};
     use std::path::Path;
-    use std::sync::atomic::AtomicBool;
-    use std::sync::{Arc, OnceLock};
-    use std::time::Duration;
-    use tables::{parse_moves, Cube, CubieError, Move, SplitMix64};
+    use std::sync::OnceLock;
+    use std::time::{Duration, Instant};
+    use tables::{parse_moves, Cube, Move, Position, SplitMix64};
     use worker::twophase::bench::{self, BenchOptions};
-    use worker::twophase::{solve, TwoPhaseError, TwoPhaseOptions, TwoPhaseTables};
+    use worker::{Error, Outcome, StopToken, TwoPhaseSolver};
 
-    fn tables() -> &'static TwoPhaseTables {
-        static T: OnceLock<TwoPhaseTables> = OnceLock::new();
+    fn solver() -> &'static TwoPhaseSolver {
+        static T: OnceLock<TwoPhaseSolver> = OnceLock::new();
         T.get_or_init(|| {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
-            TwoPhaseTables::open_or_build(&dir, false).expect("two-phase tables")
+            TwoPhaseSolver::open_or_build(&dir, false).expect("two-phase tables")
         })
     }
 
-    fn opts(max_length: u8) -> TwoPhaseOptions {
-        TwoPhaseOptions {
+    fn opts(max_length: u8) -> Settings {
+        Settings {
+            method: Method::TwoPhase,
             max_length,
-            ..TwoPhaseOptions::default()
+            ..Settings::default()
         }
+    }
+
+    /// `cube` solved as `settings` ask, with `stop`.
+    fn solve_with(cube: &Cube, settings: &Settings, stop: &StopToken) -> Result<Outcome, Error> {
+        solver().solve(&Position::new(*cube).unwrap(), settings, stop)
+    }
+
+    /// `cube` solved as `settings` ask, never stopped.
+    fn solve(cube: &Cube, settings: &Settings) -> Result<Outcome, Error> {
+        solve_with(cube, settings, &StopToken::new())
     }
 
     fn solves(cube: &Cube, moves: &[Move]) -> bool {
@@ -69,20 +80,22 @@ mod twophase {
 
     #[test]
     fn solved_cube_gets_the_empty_solution() {
-        let r = solve(tables(), &Cube::SOLVED, &opts(20)).unwrap();
+        let r = solve(&Cube::SOLVED, &opts(20)).unwrap();
         assert_eq!(r.solutions.len(), 1);
-        assert!(r.solutions[0].moves.is_empty());
-        assert!(r.solutions[0].optimal);
+        assert!(r.solutions[0].is_empty());
+        assert!(r.optimal);
+        assert_eq!(r.stop, Stop::Completed);
     }
 
     #[test]
     fn superflip_within_20() {
         let scramble = parse_moves("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2").unwrap();
         let cube = Cube::from_moves(&scramble);
-        let r = solve(tables(), &cube, &opts(20)).unwrap();
+        let r = solve(&cube, &opts(20)).unwrap();
         let s = &r.solutions[0];
-        assert!(s.moves.len() <= 20, "{} moves", s.moves.len());
-        assert!(solves(&cube, &s.moves));
+        assert!(s.len() <= 20, "{} moves", s.len());
+        assert!(solves(&cube, s));
+        assert_eq!(r.stop, Stop::Completed);
     }
 
     #[test]
@@ -92,19 +105,15 @@ mod twophase {
             for _ in 0..6 {
                 let scramble = random_scramble(&mut rng, len);
                 let cube = Cube::from_moves(&scramble);
-                let r = solve(tables(), &cube, &opts(20)).unwrap();
+                let r = solve(&cube, &opts(20)).unwrap();
                 let s = &r.solutions[0];
-                assert!(solves(&cube, &s.moves));
-                assert!(s.optimal, "{scramble:?}");
+                assert!(solves(&cube, s));
+                assert!(r.optimal, "{scramble:?}");
+                assert_eq!(r.lower_bound as usize, s.len());
                 // Brute force proves lengths up to 5; a 6-move scramble not solvable in 5 is
                 // exactly 6.
                 let optimal = brute_force_length(&cube, 5).unwrap_or(6);
-                assert_eq!(
-                    s.moves.len(),
-                    optimal,
-                    "scramble {scramble:?}: {:?}",
-                    s.moves
-                );
+                assert_eq!(s.len(), optimal, "scramble {scramble:?}: {s:?}");
             }
         }
     }
@@ -112,108 +121,81 @@ mod twophase {
     #[test]
     fn several_distinct_solutions() {
         let cube = Cube::from_moves(&parse_moves("R U F' D2 L B' U2 R' F L2 D").unwrap());
-        let o = TwoPhaseOptions {
-            max_solutions: 5,
+        let o = Settings {
+            max_solutions: Some(5),
             ..opts(20)
         };
-        let r = solve(tables(), &cube, &o).unwrap();
+        let r = solve(&cube, &o).unwrap();
         assert_eq!(r.solutions.len(), 5);
+        assert_eq!(r.stop, Stop::Completed);
         for (i, s) in r.solutions.iter().enumerate() {
-            assert!(s.moves.len() <= 20);
-            assert!(solves(&cube, &s.moves));
+            assert!(s.len() <= 20);
+            assert!(solves(&cube, s));
             for t in &r.solutions[..i] {
-                assert_ne!(t.moves, s.moves);
+                assert_ne!(t, s);
             }
         }
+        // Shortest first.
+        assert!(r.solutions.windows(2).all(|w| w[0].len() <= w[1].len()));
     }
 
     #[test]
-    fn unsolvable_positions_are_refused_with_the_fault() {
-        let id8: [u8; 8] = std::array::from_fn(|i| i as u8);
-        let id12: [u8; 12] = std::array::from_fn(|i| i as u8);
-        let twisted = Cube::from_parts_unchecked(id8, [1, 0, 0, 0, 0, 0, 0, 0], id12, [0; 12]);
-        let mut eo = [0u8; 12];
-        eo[3] = 1;
-        let flipped = Cube::from_parts_unchecked(id8, [0; 8], id12, eo);
-        let mut ep = id12;
-        ep.swap(0, 1);
-        let parity = Cube::from_parts_unchecked(id8, [0; 8], ep, [0; 12]);
-        let cases = [
-            (twisted, CubieError::TwistedCorner(1)),
-            (flipped, CubieError::FlippedEdge),
-            (parity, CubieError::Parity),
-        ];
-        for (cube, fault) in cases {
-            match solve(tables(), &cube, &opts(20)) {
-                Err(TwoPhaseError::Unsolvable(e)) => assert_eq!(e, fault),
-                other => panic!("expected {fault:?}, got {other:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn too_short_a_bound_is_no_solution_within() {
+    fn too_short_a_bound_is_exhausted() {
         // Six moves are needed; searching up to 4 exhausts the space.
         let cube = Cube::from_moves(&parse_moves("R U F D L B").unwrap());
-        let err = solve(tables(), &cube, &opts(4)).unwrap_err();
-        assert!(
-            matches!(err, TwoPhaseError::NoSolutionWithin { max_length: 4 }),
-            "{err}"
-        );
-        assert_eq!(err.to_string(), "no solution within 4 moves");
+        let r = solve(&cube, &opts(4)).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::Exhausted);
+        assert_eq!(r.depth_exhausted, Some(4));
         // A random position has no solution within 12 moves: with a probe budget the search
-        // gives up with a clear error.
+        // gives up and says so.
         let cube = Cube::random(&mut SplitMix64::new(3));
-        let o = TwoPhaseOptions {
+        let o = Settings {
             probe_limit: Some(1000),
             ..opts(12)
         };
-        let err = solve(tables(), &cube, &o).unwrap_err();
-        assert!(matches!(err, TwoPhaseError::ProbeLimit { .. }), "{err}");
+        let r = solve(&cube, &o).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::ProbeLimit);
+        assert!(r.lookups > 1000, "probes are counted as lookups");
     }
 
     #[test]
     fn time_limit_and_cancel_stop_the_search() {
         let cube = Cube::random(&mut SplitMix64::new(4));
-        let o = TwoPhaseOptions {
-            time_limit: Some(Duration::from_millis(30)),
-            ..opts(14)
-        };
-        let err = solve(tables(), &cube, &o).unwrap_err();
-        assert!(matches!(err, TwoPhaseError::TimedOut { .. }), "{err}");
-        assert!(
-            err.to_string().contains("no solution within 14 moves"),
-            "{err}"
-        );
-        let o = TwoPhaseOptions {
-            cancel: Some(Arc::new(AtomicBool::new(true))),
-            ..opts(14)
-        };
-        let err = solve(tables(), &cube, &o).unwrap_err();
-        assert!(matches!(err, TwoPhaseError::Cancelled { .. }), "{err}");
+        let stop = StopToken::new().with_deadline(Some(Instant::now() + Duration::from_millis(30)));
+        let r = solve_with(&cube, &opts(14), &stop).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::TimeLimit);
+        let cancelled = StopToken::new();
+        cancelled.cancel();
+        let r = solve_with(&cube, &opts(14), &cancelled).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::Cancelled);
     }
 
     #[test]
-    fn invalid_options_are_errors() {
+    fn invalid_settings_are_errors() {
         let cube = Cube::from_moves(&parse_moves("R U").unwrap());
-        let o = TwoPhaseOptions {
-            max_solutions: 0,
-            ..opts(20)
-        };
-        assert!(matches!(
-            solve(tables(), &cube, &o),
-            Err(TwoPhaseError::InvalidOption(_))
-        ));
-        assert!(matches!(
-            solve(tables(), &cube, &opts(31)),
-            Err(TwoPhaseError::InvalidOption(_))
-        ));
+        for bad in [
+            Settings {
+                max_solutions: Some(0),
+                ..opts(20)
+            },
+            Settings {
+                max_solutions: None,
+                ..opts(20)
+            },
+            opts(31),
+        ] {
+            assert!(matches!(solve(&cube, &bad), Err(Error::InvalidOptions(_))));
+        }
     }
 
     #[test]
     fn bench_reports_every_position_solved() {
         let report = bench::run(
-            tables(),
+            solver(),
             &BenchOptions {
                 max_length: 21,
                 count: 50,
@@ -232,11 +214,12 @@ mod twophase {
         #[test]
         fn random_states_are_solved_within_max_length(seed in any::<u64>(), max_length in 20u8..=22) {
             let cube = Cube::random(&mut SplitMix64::new(seed));
-            let r = solve(tables(), &cube, &opts(max_length)).unwrap();
+            let r = solve(&cube, &opts(max_length)).unwrap();
             prop_assert_eq!(r.solutions.len(), 1);
+            prop_assert_eq!(r.stop, Stop::Completed);
             let s = &r.solutions[0];
-            prop_assert!(s.moves.len() <= max_length as usize);
-            prop_assert!(solves(&cube, &s.moves));
+            prop_assert!(s.len() <= max_length as usize);
+            prop_assert!(solves(&cube, s));
         }
 
         #[test]
@@ -244,13 +227,13 @@ mod twophase {
             let mut rng = SplitMix64::new(seed);
             let scramble = random_scramble(&mut rng, len);
             let cube = Cube::from_moves(&scramble);
-            let r = solve(tables(), &cube, &opts(20)).unwrap();
+            let r = solve(&cube, &opts(20)).unwrap();
             let s = &r.solutions[0];
-            prop_assert!(solves(&cube, &s.moves));
-            prop_assert!(s.moves.len() <= 20);
+            prop_assert!(solves(&cube, s));
+            prop_assert!(s.len() <= 20);
             if len <= 7 {
-                prop_assert!(s.optimal);
-                prop_assert!(s.moves.len() <= len);
+                prop_assert!(r.optimal);
+                prop_assert!(s.len() <= len);
             }
         }
     }

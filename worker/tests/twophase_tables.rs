@@ -8,7 +8,8 @@ mod twophase {
     use std::sync::OnceLock;
     use tables::tablefile::{table_path, TableFile};
     use worker::twophase::tables::{P1_CUMULATIVE, P2_CUMULATIVE};
-    use worker::twophase::{TwoPhaseError, TwoPhaseTables};
+    use worker::twophase::TwoPhaseTables;
+    use worker::Error;
 
     fn dir() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables")
@@ -79,14 +80,14 @@ mod twophase {
     #[test]
     fn unknown_table_name_is_an_error() {
         let err = TwoPhaseTables::build(&dir(), "twophase-p3", false).unwrap_err();
-        assert!(matches!(err, TwoPhaseError::UnknownTable { .. }), "{err}");
+        assert!(matches!(err, Error::UnknownTable(_)), "{err}");
     }
 
     #[test]
     fn missing_tables_are_an_error_naming_the_file() {
         let empty = dir().join("definitely-empty-dir");
         let err = TwoPhaseTables::open(&empty).unwrap_err();
-        assert!(matches!(err, TwoPhaseError::Table(_)), "{err}");
+        assert!(matches!(err, Error::Table(_)), "{err}");
         assert!(err.to_string().contains("twophase-fsym"), "{err}");
     }
 

@@ -1,17 +1,18 @@
-//! `bench optimal`: solve random positions optimally and report time and node rates.
+//! `bench optimal`: solve random positions optimally, one after another on one thread,
+//! and report time and node rates.
 
-use super::{H48Error, H48Solver, OptimalOptions};
+use super::H48Solver;
+use crate::{Error, StopToken};
+use proto::Settings;
 use std::fmt;
 use std::time::{Duration, Instant};
-use tables::{Cube, SplitMix64};
+use tables::{Cube, Position, SplitMix64};
 
 /// What to measure.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
     /// Table name (informational; the solver passed to [`run`] decides).
     pub table: String,
-    /// Threads per position.
-    pub threads: usize,
     /// Number of random positions.
     pub count: usize,
     /// Seed of the random positions (same seed, same positions).
@@ -22,7 +23,6 @@ impl Default for BenchOptions {
     fn default() -> Self {
         BenchOptions {
             table: "h48h0k4".into(),
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             count: 10,
             seed: 1,
         }
@@ -47,8 +47,6 @@ pub struct BenchEntry {
 pub struct BenchReport {
     /// Table used.
     pub table: String,
-    /// Threads per position.
-    pub threads: usize,
     /// Per position.
     pub entries: Vec<BenchEntry>,
     /// Total wall time.
@@ -86,28 +84,26 @@ pub fn process_cpu_time() -> Option<Duration> {
 }
 
 /// Solves `opts.count` random positions one after another.
-pub fn run(solver: &H48Solver, opts: &BenchOptions) -> Result<BenchReport, H48Error> {
+pub fn run(solver: &H48Solver, opts: &BenchOptions) -> Result<BenchReport, Error> {
     let mut rng = SplitMix64::new(opts.seed);
-    let cubes: Vec<Cube> = (0..opts.count).map(|_| Cube::random(&mut rng)).collect();
-    run_positions(solver, &cubes, opts.threads)
+    // Random cubes are legal by construction: none is dropped.
+    let positions: Vec<Position> = (0..opts.count)
+        .filter_map(|_| Position::new(Cube::random(&mut rng)).ok())
+        .collect();
+    run_positions(solver, &positions)
 }
 
-/// Solves the given positions one after another (for fixed benchmark sets).
-pub fn run_positions(
-    solver: &H48Solver,
-    cubes: &[Cube],
-    threads: usize,
-) -> Result<BenchReport, H48Error> {
-    let solve_opts = OptimalOptions {
-        threads,
-        ..OptimalOptions::default()
-    };
+/// Solves the given positions one after another on this thread (for fixed benchmark
+/// sets).
+pub fn run_positions(solver: &H48Solver, positions: &[Position]) -> Result<BenchReport, Error> {
+    let settings = Settings::default();
+    let stop = StopToken::new();
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();
     let mut entries = Vec::new();
-    for c in cubes {
+    for p in positions {
         let t = Instant::now();
-        let r = solver.solve(c, &solve_opts)?;
+        let r = solver.solve(p, &settings, &stop)?;
         entries.push(BenchEntry {
             length: r.solutions.first().map_or(0, |s| s.len()),
             nodes: r.nodes,
@@ -122,7 +118,6 @@ pub fn run_positions(
     };
     Ok(BenchReport {
         table: solver.table_name().to_string(),
-        threads,
         entries,
         wall,
         cpu,
@@ -133,9 +128,8 @@ impl fmt::Display for BenchReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "table {}, {} thread(s), {} positions",
+            "table {}, one thread, {} positions",
             self.table,
-            self.threads,
             self.entries.len()
         )?;
         for (i, e) in self.entries.iter().enumerate() {
@@ -150,10 +144,9 @@ impl fmt::Display for BenchReport {
         }
         write!(
             f,
-            "mean {:.3} s/position, {:.2} Mnodes/s ({:.2} per thread), {:.3} lookups/node",
+            "mean {:.3} s/position, {:.2} Mnodes/s, {:.3} lookups/node",
             self.mean_time().as_secs_f64(),
             self.nodes_per_second() / 1e6,
-            self.nodes_per_second() / 1e6 / self.threads.max(1) as f64,
             self.lookups_per_node()
         )?;
         if let Some(cpu) = self.cpu {

@@ -7,7 +7,7 @@
 //! lower bound for the whole position.
 
 use super::coords::COCSEP_RAW;
-use super::error::H48Error;
+use crate::Error;
 use std::path::Path;
 use tables::coord::basic::{CornerSep, Twist};
 use tables::coord::{Composite, SymCoord};
@@ -67,7 +67,7 @@ impl Cocsep {
     }
 
     /// Writes the table file `<dir>/cocsep.tbl`.
-    pub fn write(&self, dir: &Path) -> Result<(), H48Error> {
+    pub fn write(&self, dir: &Path) -> Result<(), Error> {
         let meta = TableMeta {
             depth_shift: DEPTH_SHIFT as u8,
             depth_width: 4,
@@ -79,16 +79,16 @@ impl Cocsep {
     }
 
     /// Opens `<dir>/cocsep.tbl` and checks that every word is in range.
-    pub fn open(dir: &Path) -> Result<Cocsep, H48Error> {
+    pub fn open(dir: &Path) -> Result<Cocsep, Error> {
         let path = tablefile::table_path(dir, NAME);
         if !path.exists() {
-            return Err(H48Error::TableNotFound {
+            return Err(Error::TableNotFound {
                 name: NAME.into(),
                 dir: dir.to_path_buf(),
             });
         }
         let file = TableFile::open(&path, NAME)?;
-        let bad = |reason: String| H48Error::BadTable {
+        let bad = |reason: String| Error::BadTable {
             name: NAME.into(),
             reason,
         };

@@ -23,7 +23,7 @@
 
 use super::cocsep::{self, Cocsep};
 use super::coords::{Coords, ESEP};
-use super::error::H48Error;
+use crate::Error;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -219,7 +219,7 @@ pub fn generate(
     base: u8,
     cocsep: &Cocsep,
     progress: bool,
-) -> Result<(), H48Error> {
+) -> Result<(), Error> {
     let name = name.to_string();
     let eo_bits = eo_bits.min(11);
     let base = base.max(TAIL - 2);

@@ -35,7 +35,8 @@
 
 use super::cocsep::Cocsep;
 use super::coords::{Coords, ESEP};
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use crate::StopToken;
+use proto::Stop;
 use tables::moves::MOVE_CUBES;
 use tables::packed::{Packed2, Packed4};
 use tables::{Cube, Move};
@@ -367,8 +368,9 @@ pub struct Found {
     pub nodes: u64,
     /// Main-table lookups.
     pub lookups: u64,
-    /// Whether the whole subtree was searched.
-    pub exhausted: bool,
+    /// [`Stop::Exhausted`] when the whole subtree was searched, [`Stop::Completed`] when
+    /// `max_solutions` were found first, else what the stop token said.
+    pub stop: Stop,
     /// Solutions that failed verification (a bug if ever non-zero; they are dropped).
     pub invalid: u64,
 }
@@ -382,15 +384,17 @@ struct Path<'a> {
     nb: usize,
     max_solutions: usize,
     solutions: Vec<Vec<Move>>,
-    cancel: &'a AtomicBool,
+    stop: &'a StopToken,
     stopped: bool,
+    /// Why the search stopped (`Exhausted` while it has not).
+    why: Stop,
     nodes: u64,
     lookups: u64,
     check_at: u64,
     invalid: u64,
 }
 
-/// Nodes between two looks at the cancel flag.
+/// Nodes between two looks at the stop token.
 const CHECK_EVERY: u64 = 4096;
 
 /// One level of the explicit depth-first stack: the children of a node, generated with
@@ -459,24 +463,18 @@ pub fn search<L: Lookup>(
     prefix: &[Move],
     depth: u8,
     max_solutions: usize,
-    cancel: &AtomicBool,
+    stop: &StopToken,
 ) -> Found {
     let mut task = Some((0, prefix, max_solutions));
     let mut out = None;
-    search_lanes(
-        p,
-        cube,
-        depth,
-        1,
-        cancel,
-        &mut || task.take(),
-        &mut |_, f| out = Some(f),
-    );
+    search_lanes(p, cube, depth, 1, stop, &mut || task.take(), &mut |_, f| {
+        out = Some(f)
+    });
     out.unwrap_or(Found {
         solutions: Vec::new(),
         nodes: 0,
         lookups: 0,
-        exhausted: false,
+        stop: Stop::Cancelled,
         invalid: 0,
     })
 }
@@ -494,7 +492,7 @@ pub fn search_lanes<'t, L: Lookup>(
     cube: &Cube,
     depth: u8,
     lanes: usize,
-    cancel: &AtomicBool,
+    stop: &StopToken,
     next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
     done: &mut dyn FnMut(usize, Found),
 ) {
@@ -512,7 +510,7 @@ pub fn search_lanes<'t, L: Lookup>(
                 break;
             };
             if pool.len() == running {
-                pool.push(Lane::new(cube, cancel));
+                pool.push(Lane::new(cube, stop));
             }
             let lane = &mut pool[running];
             lane.reset(id, max_solutions);
@@ -540,7 +538,7 @@ pub fn search_lanes<'t, L: Lookup>(
 }
 
 impl<'a> Lane<'a> {
-    fn new(cube: &Cube, cancel: &'a AtomicBool) -> Self {
+    fn new(cube: &Cube, stop: &'a StopToken) -> Self {
         Lane {
             path: Path {
                 cube: *cube,
@@ -550,8 +548,9 @@ impl<'a> Lane<'a> {
                 nb: 0,
                 max_solutions: 0,
                 solutions: Vec::new(),
-                cancel,
+                stop,
                 stopped: false,
+                why: Stop::Exhausted,
                 nodes: 0,
                 lookups: 0,
                 check_at: CHECK_EVERY,
@@ -571,6 +570,7 @@ impl<'a> Lane<'a> {
         st.max_solutions = max_solutions;
         st.solutions = Vec::new();
         st.stopped = false;
+        st.why = Stop::Exhausted;
         st.nodes = 0;
         st.lookups = 0;
         st.check_at = CHECK_EVERY;
@@ -582,8 +582,12 @@ impl<'a> Lane<'a> {
     /// Sets up the root of the task; false if it is already finished.
     fn start<L: Lookup>(&mut self, p: &Pruner<L>, prefix: &[Move], depth: u8) -> bool {
         let st = &mut self.path;
-        if st.max_solutions == 0 || st.cancel.load(Relaxed) {
+        if let Some(why) = (st.max_solutions == 0)
+            .then_some(Stop::Completed)
+            .or_else(|| st.stop.check())
+        {
             st.stopped = true;
+            st.why = why;
             return false;
         }
         let depth = depth as usize;
@@ -632,7 +636,7 @@ impl<'a> Lane<'a> {
     /// The result of a finished (or stopped) lane.
     fn finish(&mut self) -> Found {
         Found {
-            exhausted: !self.path.stopped,
+            stop: self.path.why,
             solutions: std::mem::take(&mut self.path.solutions),
             nodes: self.path.nodes,
             lookups: self.path.lookups,
@@ -767,6 +771,7 @@ impl Path<'_> {
         self.solutions.push(s);
         if self.solutions.len() >= self.max_solutions {
             self.stopped = true;
+            self.why = Stop::Completed;
         }
     }
 }
@@ -804,8 +809,9 @@ fn expand<L: Lookup>(
     f.resolved = false;
     if st.nodes >= st.check_at {
         st.check_at = st.nodes + CHECK_EVERY;
-        if st.cancel.load(Relaxed) {
+        if let Some(why) = st.stop.check() {
             st.stopped = true;
+            st.why = why;
         }
     }
     if st.stopped {

@@ -12,8 +12,8 @@
 
 use super::cocsep::{self, Cocsep};
 use super::coords::ESEP;
-use super::error::H48Error;
 use super::gen_k2;
+use crate::Error;
 use std::path::Path;
 use tables::bfs::{self, BfsOptions, Direction};
 use tables::coord::basic::{CornerSep, EdgeSep, Twist};
@@ -82,13 +82,6 @@ pub struct TableInfo {
     pub build_memory: u64,
 }
 
-/// Every table name, smallest first within each kind.
-pub fn table_names() -> Vec<String> {
-    let mut v = vec![cocsep::NAME.to_string(), "h48h0k4".to_string()];
-    v.extend((0..=11).map(|n| format!("h48h{n}k2")));
-    v
-}
-
 /// Size and build memory of a table, `None` for an unknown name.
 pub fn table_info(name: &str) -> Option<TableInfo> {
     let kind = TableKind::parse(name)?;
@@ -111,24 +104,6 @@ pub fn table_info(name: &str) -> Option<TableInfo> {
     })
 }
 
-/// The H48 names whose files exist in `dir`, and that this machine could use.
-pub fn largest_available(dir: &Path) -> Option<String> {
-    let mut best: Option<(u64, String)> = None;
-    if !tablefile::table_path(dir, cocsep::NAME).exists() {
-        return None;
-    }
-    for name in table_names().into_iter().skip(1) {
-        if tablefile::table_path(dir, &name).exists() {
-            let size = table_info(&name).map_or(0, |i| i.entries);
-            // Among equal sizes (h0k4 vs h0k2) prefer the exact 4-bit table.
-            if !matches!(&best, Some((s, _)) if size <= *s) {
-                best = Some((size, name));
-            }
-        }
-    }
-    best.map(|(_, n)| n)
-}
-
 /// Available memory (MemAvailable of /proc/meminfo), if known.
 pub fn available_memory() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -144,20 +119,20 @@ pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
 
 /// Builds table `name` in `dir`, and the tables it depends on if missing (cocsep for all,
 /// h0k4 for h0k2).
-pub fn build_table(dir: &Path, name: &str, progress: bool) -> Result<(), H48Error> {
-    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+pub fn build_table(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
     if let (Some(info), Some(avail)) = (table_info(name), available_memory()) {
         if info.build_memory > avail {
-            return Err(H48Error::NotEnoughMemory {
+            return Err(Error::NotEnoughMemory {
                 name: name.into(),
                 needed: info.build_memory,
                 available: avail,
             });
         }
     }
-    std::fs::create_dir_all(dir).map_err(|source| H48Error::Io {
+    std::fs::create_dir_all(dir).map_err(|error| Error::Io {
         path: dir.to_path_buf(),
-        source,
+        error,
     })?;
     let exists = |n: &str| tablefile::table_path(dir, n).exists();
     match kind {
@@ -197,12 +172,12 @@ pub fn build_table(dir: &Path, name: &str, progress: bool) -> Result<(), H48Erro
     }
 }
 
-fn build_cocsep(dir: &Path) -> Result<(), H48Error> {
+fn build_cocsep(dir: &Path) -> Result<(), Error> {
     Cocsep::compute(&cocsep::sym_coord()).write(dir)
 }
 
 /// Generates h48h0k4 with the generic generator (forward, then backward levels).
-fn build_h0k4(dir: &Path, progress: bool) -> Result<(), H48Error> {
+fn build_h0k4(dir: &Path, progress: bool) -> Result<(), Error> {
     let space = h0_space();
     let g = bfs::generate(
         &space,
@@ -222,7 +197,7 @@ fn build_h0k4(dir: &Path, progress: bool) -> Result<(), H48Error> {
     Ok(())
 }
 
-fn write_k2(dir: &Path, name: &str, t: &Packed2) -> Result<(), H48Error> {
+fn write_k2(dir: &Path, name: &str, t: &Packed2) -> Result<(), Error> {
     let meta = TableMeta::for_packed2(name, t);
     tablefile::write_table(&tablefile::table_path(dir, name), &meta, t.as_bytes())?;
     Ok(())
@@ -254,10 +229,10 @@ pub fn best_base(dist: &[u64]) -> u8 {
         .unwrap_or(8)
 }
 
-fn check_path(dir: &Path, name: &str) -> Result<std::path::PathBuf, H48Error> {
+fn check_path(dir: &Path, name: &str) -> Result<std::path::PathBuf, Error> {
     let path = tablefile::table_path(dir, name);
     if !path.exists() {
-        return Err(H48Error::TableNotFound {
+        return Err(Error::TableNotFound {
             name: name.into(),
             dir: dir.to_path_buf(),
         });
@@ -265,9 +240,9 @@ fn check_path(dir: &Path, name: &str) -> Result<std::path::PathBuf, H48Error> {
     Ok(path)
 }
 
-fn check_entries(name: &str, kind: TableKind, found: u64) -> Result<(), H48Error> {
+fn check_entries(name: &str, kind: TableKind, found: u64) -> Result<(), Error> {
     if found != kind.entries() {
-        return Err(H48Error::BadTable {
+        return Err(Error::BadTable {
             name: name.into(),
             reason: format!("{found} entries, expected {}", kind.entries()),
         });
@@ -276,20 +251,20 @@ fn check_entries(name: &str, kind: TableKind, found: u64) -> Result<(), H48Error
 }
 
 /// Opens a 4-bit H48 table (mapped, header checked).
-pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, H48Error> {
-    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
     let t = TableFile::open(check_path(dir, name)?, name)?.into_packed4()?;
     check_entries(name, kind, t.len())?;
     Ok(t)
 }
 
 /// Opens a 2-bit H48 table (mapped, header checked).
-pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, H48Error> {
-    let kind = TableKind::parse(name).ok_or_else(|| H48Error::UnknownTable(name.into()))?;
+pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, Error> {
+    let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
     let file = TableFile::open(check_path(dir, name)?, name)?;
     let layout = file.header().meta.params[0];
     if matches!(kind, TableKind::H48 { eo_bits: 1.., .. }) && layout != gen_k2::EDGE_LAYOUT {
-        return Err(H48Error::BadTable {
+        return Err(Error::BadTable {
             name: name.into(),
             reason: format!(
                 "edge-orientation layout {layout}, expected {} (written by an older \
@@ -301,7 +276,7 @@ pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, H48Error> {
     let t = file.into_packed2()?;
     check_entries(name, kind, t.len())?;
     if t.base() == 0 || t.base() > 12 {
-        return Err(H48Error::BadTable {
+        return Err(Error::BadTable {
             name: name.into(),
             reason: format!("base {} out of range", t.base()),
         });
@@ -315,9 +290,13 @@ mod tests {
 
     #[test]
     fn names_parse() {
-        for n in table_names() {
-            assert!(TableKind::parse(&n).is_some(), "{n}");
-            assert!(table_info(&n).is_some());
+        // Every H48 file of the catalog.
+        for n in crate::catalog::files()
+            .into_iter()
+            .filter(|f| !f.starts_with("twophase"))
+        {
+            assert!(TableKind::parse(n).is_some(), "{n}");
+            assert!(table_info(n).is_some());
         }
         for bad in [
             "h48h1k4", "h48h12k2", "h48h01k2", "h48h", "h48h3k", "x", "h48h3k2x",

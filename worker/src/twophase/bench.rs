@@ -2,11 +2,14 @@
 //!
 //! Each position's cost is measured as the CPU time of the thread that solved it
 //! (`CLOCK_THREAD_CPUTIME_ID`), which, unlike wall time, does not count time the thread
-//! spent descheduled while other work shared the machine. Positions are spread over a
-//! rayon pool of `threads` threads; the positions per second figure is wall-clock.
+//! spent descheduled while other work shared the machine. Each position is solved on one
+//! thread; positions are spread over a rayon pool of `threads` threads, side by side; the
+//! positions per second figure is wall-clock.
 
-use super::{solve, TwoPhaseOptions, TwoPhaseTables};
-use ::tables::{Cube, SplitMix64};
+use super::TwoPhaseSolver;
+use crate::StopToken;
+use ::tables::{Cube, Position, SplitMix64};
+use proto::{Method, Settings};
 use rayon::prelude::*;
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -99,23 +102,38 @@ struct One {
 }
 
 /// Solves `opts.count` random positions (from `opts.seed`) and reports the costs.
-pub fn run(tables: &TwoPhaseTables, opts: &BenchOptions) -> BenchReport {
+pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
     let mut rng = SplitMix64::new(opts.seed);
-    let cubes: Vec<Cube> = (0..opts.count).map(|_| Cube::random(&mut rng)).collect();
-    let solve_opts = TwoPhaseOptions {
+    // Random cubes are legal by construction: none is dropped.
+    let cubes: Vec<Position> = (0..opts.count)
+        .filter_map(|_| Position::new(Cube::random(&mut rng)).ok())
+        .collect();
+    let settings = Settings {
+        method: Method::TwoPhase,
         max_length: opts.max_length,
-        ..TwoPhaseOptions::default()
+        ..Settings::default()
     };
-    let one = |c: &Cube| {
+    let stop = StopToken::new();
+    let one = |c: &Position| {
         let start = thread_cpu_time();
-        let r = solve(tables, c, &solve_opts);
+        let r = solver.solve(c, &settings, &stop);
         let cpu = thread_cpu_time().saturating_sub(start);
         match r {
+            Ok(r) if r.solutions.is_empty() => One {
+                cpu,
+                length: None,
+                error: Some(format!(
+                    "no solution within {} moves ({:?})",
+                    opts.max_length, r.stop
+                )),
+                probes: r.lookups,
+                nodes: r.nodes,
+            },
             Ok(r) => One {
                 cpu,
-                length: r.solutions.first().map(|s| s.moves.len()),
+                length: r.solutions.first().map(Vec::len),
                 error: None,
-                probes: r.probes,
+                probes: r.lookups,
                 nodes: r.nodes,
             },
             Err(e) => One {
@@ -140,11 +158,11 @@ pub fn run(tables: &TwoPhaseTables, opts: &BenchOptions) -> BenchReport {
         Err(_) => (cubes.iter().map(one).collect(), 1),
     };
     let wall = wall_start.elapsed();
-    summarize(tables, opts, threads, results, wall)
+    summarize(solver.tables(), opts, threads, results, wall)
 }
 
 fn summarize(
-    tables: &TwoPhaseTables,
+    tables: &super::TwoPhaseTables,
     opts: &BenchOptions,
     threads: usize,
     results: Vec<One>,

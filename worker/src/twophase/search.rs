@@ -37,13 +37,11 @@
 //! Nothing in the search allocates except recording a solution.
 
 use super::tables::{TwoPhaseTables, PHASE2_MOVES};
-use super::{Stop, TwoPhaseOptions};
+use super::{Goal, Stop};
+use crate::StopToken;
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Instant;
 
 /// Deepest path either phase can hold (`max_length` is at most 30).
 const MAX_PATH: usize = 32;
@@ -135,37 +133,27 @@ fn push_merged(moves: &mut Vec<Move>, m: Move) {
     moves.push(m);
 }
 
-/// Budgets and the cancel flag, shared by the short search and the two-phase search.
+/// The probe budget and the stop token, shared by the short search and the two-phase
+/// search.
 pub(crate) struct Limits {
-    /// When the time limit ends.
-    deadline: Option<Instant>,
     /// Probe limit.
     probe_limit: Option<u64>,
-    /// Cancel flag.
-    cancel: Option<Arc<AtomicBool>>,
+    /// Cancellation and the deadline.
+    stop: StopToken,
 }
 
 impl Limits {
-    /// From the solve options (the clock starts now).
-    pub(crate) fn new(opts: &TwoPhaseOptions) -> Limits {
+    /// A probe budget and a stop token.
+    pub(crate) fn new(probe_limit: Option<u64>, stop: &StopToken) -> Limits {
         Limits {
-            deadline: opts.time_limit.map(|t| Instant::now() + t),
-            probe_limit: opts.probe_limit,
-            cancel: opts.cancel.clone(),
+            probe_limit,
+            stop: stop.clone(),
         }
     }
 
     /// Whether time is up or the search was cancelled (call every few thousand nodes).
     pub(crate) fn check(&self) -> Option<Stop> {
-        if let Some(c) = &self.cancel {
-            if c.load(Ordering::Relaxed) {
-                return Some(Stop::Cancelled);
-            }
-        }
-        match self.deadline {
-            Some(d) if Instant::now() >= d => Some(Stop::Time),
-            _ => None,
-        }
+        self.stop.check()
     }
 
     /// [`Limits::check`] once `nodes` has passed `*next_check`, then moves `next_check`
@@ -188,7 +176,7 @@ pub(crate) struct Outcome {
     pub(crate) nodes: u64,
     /// Probes.
     pub(crate) probes: u64,
-    /// Why it stopped early, if it did (`Done` = enough solutions).
+    /// Why it stopped early, if it did (`Completed` = enough solutions).
     pub(crate) stop: Option<Stop>,
 }
 
@@ -370,7 +358,7 @@ const LANES: usize = 2;
 pub(crate) fn run(
     t: &TwoPhaseTables,
     cube: &Cube,
-    opts: &TwoPhaseOptions,
+    opts: &Goal,
     limits: &Limits,
     known: Vec<Vec<Move>>,
 ) -> Outcome {
@@ -666,7 +654,7 @@ impl Searcher<'_> {
         self.probes += 1;
         if let Some(limit) = self.limits.probe_limit {
             if self.probes > limit {
-                self.stop = Some(Stop::Probes);
+                self.stop = Some(Stop::ProbeLimit);
                 return;
             }
         }
@@ -785,7 +773,7 @@ impl Searcher<'_> {
         }
         self.known.push(moves);
         if self.known.len() >= self.want {
-            self.stop = Some(Stop::Done);
+            self.stop = Some(Stop::Completed);
         }
         true
     }

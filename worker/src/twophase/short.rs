@@ -113,7 +113,7 @@ impl Short<'_> {
                     .collect();
                 self.solutions.push(moves);
                 if self.solutions.len() >= self.want {
-                    self.stop = Some(Stop::Done);
+                    self.stop = Some(Stop::Completed);
                 }
             }
             return;

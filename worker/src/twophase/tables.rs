@@ -30,7 +30,7 @@
 //! shared maps instead (about 10–30 % slower per lookup-bound search, no private copy).
 
 use super::huge::Nibbles;
-use super::TwoPhaseError;
+use crate::Error;
 use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
 use ::tables::coord::{Composite, Coord, MoveTable, SymComposite, SymCoord, TransformTable};
@@ -139,12 +139,12 @@ impl TwoPhaseTables {
 
     /// Opens existing table files in `dir` (headers, lengths, golden distributions and the
     /// class table's range are checked); an error names a missing or bad file.
-    pub fn open(dir: &Path) -> Result<Self, TwoPhaseError> {
+    pub fn open(dir: &Path) -> Result<Self, Error> {
         TwoPhaseTables::open_with(dir, TableMemory::default())
     }
 
     /// [`TwoPhaseTables::open`] with a choice of where the pruning tables are read from.
-    pub fn open_with(dir: &Path, memory: TableMemory) -> Result<Self, TwoPhaseError> {
+    pub fn open_with(dir: &Path, memory: TableMemory) -> Result<Self, Error> {
         let start = Instant::now();
         let fsym_file = TableFile::open(table_path(dir, FSYM_NAME), FSYM_NAME)?;
         let p1_file = TableFile::open(table_path(dir, P1_NAME), P1_NAME)?;
@@ -202,7 +202,7 @@ impl TwoPhaseTables {
     /// distances are known: one move from solved is phase-1 distance 1 for a quarter turn of
     /// R, L, F or B and 0 otherwise, and phase-2 distance 1 for a phase-2 move. A class
     /// table from another build would fail this.
-    fn check_known_distances(&self) -> Result<(), TwoPhaseError> {
+    fn check_known_distances(&self) -> Result<(), Error> {
         for m in Move::ALL {
             let c = Cube::SOLVED.apply_move(m);
             let p1 = self.p1.get(self.p1_index(
@@ -220,7 +220,7 @@ impl TwoPhaseTables {
                 bad |= p2 != 1;
             }
             if bad {
-                return Err(TwoPhaseError::BadTable {
+                return Err(Error::BadTable {
                     name: P1_NAME.into(),
                     reason: format!(
                         "wrong distance after {m}: the class table and the pruning tables \
@@ -235,7 +235,7 @@ impl TwoPhaseTables {
     /// Opens the tables in `dir`, first building any file that is missing (with progress
     /// bars when `progress` is set and stderr is a terminal). A file that exists but is
     /// damaged is an error, not silently rebuilt.
-    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, TwoPhaseError> {
+    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, Error> {
         for name in TwoPhaseTables::missing(dir) {
             TwoPhaseTables::build(dir, name, progress)?;
         }
@@ -261,7 +261,7 @@ impl TwoPhaseTables {
     /// Builds table `name` (one of [`TwoPhaseTables::table_names`]) into `dir`, replacing
     /// any existing file atomically. Building `twophase-p1` also writes `twophase-fsym`
     /// (the two share their class numbering).
-    pub fn build(dir: &Path, name: &str, progress: bool) -> Result<(), TwoPhaseError> {
+    pub fn build(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
         match name {
             FSYM_NAME => {
                 let sym = SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD);
@@ -292,17 +292,13 @@ impl TwoPhaseTables {
                 );
                 write_packed4(dir, P2_NAME, &generated.table)?;
             }
-            other => {
-                return Err(TwoPhaseError::UnknownTable {
-                    name: other.to_owned(),
-                })
-            }
+            other => return Err(Error::UnknownTable(other.to_owned())),
         }
         Ok(())
     }
 
     /// Re-reads every table file body in `dir` and checks its checksum and distribution.
-    pub fn verify(dir: &Path) -> Result<(), TwoPhaseError> {
+    pub fn verify(dir: &Path) -> Result<(), Error> {
         for name in NAMES {
             TableFile::open(table_path(dir, name), name)?.verify()?;
         }
@@ -416,10 +412,10 @@ impl std::fmt::Debug for TwoPhaseTables {
     }
 }
 
-fn check_header(file: &TableFile, entries: u64, bits: u8) -> Result<(), TwoPhaseError> {
+fn check_header(file: &TableFile, entries: u64, bits: u8) -> Result<(), Error> {
     let meta = &file.header().meta;
     if meta.entries != entries || meta.bits != bits {
-        return Err(TwoPhaseError::BadTable {
+        return Err(Error::BadTable {
             name: meta.name.clone(),
             reason: format!(
                 "expected {entries} entries of {bits} bits, found {} of {}",
@@ -430,13 +426,13 @@ fn check_header(file: &TableFile, entries: u64, bits: u8) -> Result<(), TwoPhase
     Ok(())
 }
 
-fn check_cumulative(file: &TableFile, golden: &[u64]) -> Result<(), TwoPhaseError> {
+fn check_cumulative(file: &TableFile, golden: &[u64]) -> Result<(), Error> {
     let dist = &file.header().distribution;
     let mut sum = 0;
     for (d, &want) in golden.iter().enumerate() {
         sum += dist[d];
         if sum != want {
-            return Err(TwoPhaseError::BadTable {
+            return Err(Error::BadTable {
                 name: file.header().meta.name.clone(),
                 reason: format!(
                     "{sum} entries within depth {d}, the golden distribution says {want}"
@@ -447,7 +443,7 @@ fn check_cumulative(file: &TableFile, golden: &[u64]) -> Result<(), TwoPhaseErro
     Ok(())
 }
 
-fn decode_fsym(file: &TableFile) -> Result<Vec<u32>, TwoPhaseError> {
+fn decode_fsym(file: &TableFile) -> Result<Vec<u32>, Error> {
     let body = file.body();
     let fsym: Vec<u32> = body
         .chunks_exact(4)
@@ -455,7 +451,7 @@ fn decode_fsym(file: &TableFile) -> Result<Vec<u32>, TwoPhaseError> {
         .collect();
     let bad = fsym.iter().position(|&v| (v >> 4) as usize >= N_FS_CLASSES);
     if fsym.len() != N_FLIPSLICE || bad.is_some() {
-        return Err(TwoPhaseError::BadTable {
+        return Err(Error::BadTable {
             name: FSYM_NAME.into(),
             reason: format!(
                 "class index out of range at entry {}",

@@ -1,0 +1,59 @@
+//! An opened solver of either method, by the table name a job gives.
+
+use crate::{catalog, Error, H48Solver, Outcome, StopToken, TwoPhaseSolver};
+use proto::{Method, Settings};
+use tables::Position;
+
+/// One opened solver: what a job's `table` names. Cheap to clone (the tables are shared).
+#[derive(Clone, Debug)]
+pub enum Engine {
+    /// The H48 optimal solver over one main table.
+    Optimal(H48Solver),
+    /// The two-phase solver.
+    TwoPhase(TwoPhaseSolver),
+}
+
+impl Engine {
+    /// The catalog name of the table (`"h48h3k2"`, `"twophase"`).
+    pub fn name(&self) -> &str {
+        match self {
+            Engine::Optimal(s) => s.table_name(),
+            Engine::TwoPhase(_) => catalog::TWOPHASE,
+        }
+    }
+
+    /// The method it serves.
+    pub fn method(&self) -> Method {
+        match self {
+            Engine::Optimal(_) => Method::Optimal,
+            Engine::TwoPhase(_) => Method::TwoPhase,
+        }
+    }
+
+    /// Solves one position on the calling thread ([`H48Solver::solve`],
+    /// [`TwoPhaseSolver::solve`]); `settings.method` is not read (the engine is the
+    /// method).
+    pub fn solve(
+        &self,
+        position: &Position,
+        settings: &Settings,
+        stop: &StopToken,
+    ) -> Result<Outcome, Error> {
+        match self {
+            Engine::Optimal(s) => s.solve(position, settings, stop),
+            Engine::TwoPhase(s) => s.solve(position, settings, stop),
+        }
+    }
+}
+
+impl From<H48Solver> for Engine {
+    fn from(s: H48Solver) -> Self {
+        Engine::Optimal(s)
+    }
+}
+
+impl From<TwoPhaseSolver> for Engine {
+    fn from(s: TwoPhaseSolver) -> Self {
+        Engine::TwoPhase(s)
+    }
+}

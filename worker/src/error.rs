@@ -1,0 +1,99 @@
+//! The one error type of the engines.
+//!
+//! Only what stops an engine from working at all is an error: table files, options, and
+//! (a bug) a solution that fails verification. How a search ended (time, probe budget,
+//! cancellation, nothing within the length asked) is a [`proto::Stop`] in its result.
+//!
+//! Each variant's message is complete on its own: no variant marks a field as its
+//! `source`, so a chain printer (anyhow) never says the same thing twice.
+
+use std::path::PathBuf;
+use tables::tablefile::TableFileError;
+
+/// Why an engine could not open, build or run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A table file could not be written, opened or checked (the message names the path).
+    #[error("{0}")]
+    Table(TableFileError),
+    /// A table file the engine needs is not in the directory.
+    #[error("table {name} not found in {} (build it with `cubeswarm tables build {name}`)", dir.display())]
+    TableNotFound {
+        /// Table name.
+        name: String,
+        /// Directory searched.
+        dir: PathBuf,
+    },
+    /// The name is not a table the engines know.
+    #[error("unknown table {0:?} (known: {known})", known = crate::catalog::names().join(", "))]
+    UnknownTable(String),
+    /// Building the table needs more memory than the machine has.
+    #[error("building {name} needs about {needed} bytes of memory, only {available} available")]
+    NotEnoughMemory {
+        /// Table name.
+        name: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available (MemAvailable).
+        available: u64,
+    },
+    /// A table file holds something other than what its name promises.
+    #[error("table {name} is inconsistent: {reason}")]
+    BadTable {
+        /// Table name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Options that cannot be honoured (for example `min_length > max_length`).
+    #[error("invalid options: {0}")]
+    InvalidOptions(&'static str),
+    /// A solution failed verification: a bug, reported instead of returned.
+    #[error("internal error: solution {moves} does not solve the position")]
+    Verification {
+        /// The faulty solution, in standard notation.
+        moves: String,
+    },
+    /// An I/O error outside table files (creating the directory, for example).
+    #[error("I/O error on {}: {error}", path.display())]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error (printed in the message, so not a `source`).
+        error: std::io::Error,
+    },
+    /// The executor's threads could not be started.
+    #[error("cannot start the executor's threads: {0}")]
+    Threads(rayon::ThreadPoolBuildError),
+}
+
+impl From<TableFileError> for Error {
+    fn from(e: TableFileError) -> Self {
+        Error::Table(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn messages_are_said_once() {
+        let io = Error::Io {
+            path: "/x".into(),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        };
+        assert_eq!(io.to_string(), "I/O error on /x: gone");
+        assert!(io.source().is_none());
+        let t = Error::from(TableFileError::Io {
+            path: "/t".into(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+        });
+        assert_eq!(t.to_string().matches("gone").count(), 1);
+        assert!(t.source().is_none());
+        let u = Error::UnknownTable("nope".into());
+        assert!(u.to_string().contains("h48h0k4, h48h0k2"), "{u}");
+        assert!(u.to_string().contains("twophase"), "{u}");
+    }
+}

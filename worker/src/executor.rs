@@ -1,0 +1,369 @@
+//! The in-process executor: jobs in, results out.
+//!
+//! - [`Engines`]: the opened solvers of a process, by table name.
+//! - [`run_job`]: THE entry point of both engines: one [`Job`] on the calling thread,
+//!   one [`JobResult`] back (a job that cannot run is a result with a [`JobError`], never
+//!   a panic).
+//! - [`Executor`]: one long-lived rayon pool for the process; each submitted job runs
+//!   [`run_job`] on one of its threads, can be cancelled by id, and hands its result
+//!   to a callback.
+
+use crate::h48::search::MAX_DEPTH;
+use crate::h48::SearchOutcome;
+use crate::stop::deadline_after;
+use crate::{catalog, Engine, Error, H48Solver, StopToken, TableMemory};
+use proto::{
+    Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Stop, SubtreeResult,
+    SubtreeWork, Work,
+};
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+use tables::format_moves;
+
+/// Subtrees a subtree job interleaves on its thread (see
+/// [`H48Solver::search_lanes`]): two hide most of the table latency, three are no better.
+const LANES: usize = 2;
+
+/// The opened solvers of a process, by catalog table name.
+#[derive(Clone, Debug, Default)]
+pub struct Engines {
+    /// Each engine under [`Engine::name`].
+    by_name: BTreeMap<String, Engine>,
+}
+
+impl Engines {
+    /// Opens the tables `names` (catalog names, see [`catalog`]) from `dir`, reading the
+    /// large tables as `memory` says. Fails on the first name that is unknown or whose
+    /// files are missing or bad.
+    pub fn open(dir: &Path, names: &[&str], memory: TableMemory) -> Result<Engines, Error> {
+        let mut engines = Engines::default();
+        for name in names {
+            engines.insert(catalog::open(dir, name, memory)?);
+        }
+        Ok(engines)
+    }
+
+    /// Adds an opened engine (replacing one of the same name).
+    pub fn insert(&mut self, engine: Engine) {
+        self.by_name.insert(engine.name().to_string(), engine);
+    }
+
+    /// The engine of table `name`.
+    pub fn get(&self, name: &str) -> Option<&Engine> {
+        self.by_name.get(name)
+    }
+
+    /// The table names held, sorted.
+    pub fn names(&self) -> Vec<String> {
+        self.by_name.keys().cloned().collect()
+    }
+}
+
+/// Microseconds since `start`.
+fn micros_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The job error for an engine error. A solve only fails on its settings or on a
+/// verification failure; anything else would be a bug, reported as one.
+fn job_error(e: Error) -> JobError {
+    match e {
+        Error::InvalidOptions(reason) => JobError::InvalidSettings { reason },
+        Error::Verification { moves } => JobError::Verification { moves },
+        other => JobError::Verification {
+            moves: format!("(none: the engine failed: {other})"),
+        },
+    }
+}
+
+/// Runs `job` on the calling thread with the engines of `engines`, stopping early when
+/// `stop` says so, and returns its result (never panics on a bad job: a job that cannot
+/// run is an `Err` output).
+///
+/// - [`Work::Batch`]: the items are solved in order, each on its own budget
+///   (`settings.time_limit_ms` from that item's start). Cancellation stops the job: the
+///   item running reports what it found with [`Stop::Cancelled`], the items not started
+///   are not reported.
+/// - [`Work::Subtrees`]: the prefixes are searched in their given order, two interleaved
+///   on this thread, until `max_solutions` were found in the whole job (the job then
+///   hands out no more prefixes, and a subtree's solutions beyond the count are dropped,
+///   its stop then [`Stop::Completed`]) or the job's budget (`time_limit_ms` from its
+///   start) runs out. One [`SubtreeResult`] per prefix started, in prefix order.
+///
+/// Errors: [`JobError::MissingTable`] when `engines` lacks the table,
+/// [`JobError::WrongTable`] when the table's method is not the one asked (a subtree job
+/// needs an H48 table), [`JobError::InvalidSettings`], and [`JobError::Verification`]
+/// (a bug) when a solution does not solve its position. Every solution returned is
+/// verified against the position.
+pub fn run_job(engines: &Engines, job: &Job, stop: &StopToken) -> JobResult {
+    let start = Instant::now();
+    let output = run_work(engines, job, stop, start);
+    JobResult {
+        id: job.id,
+        attempt: job.attempt,
+        micros: micros_since(start),
+        output,
+    }
+}
+
+fn run_work(
+    engines: &Engines,
+    job: &Job,
+    stop: &StopToken,
+    start: Instant,
+) -> Result<JobOutput, JobError> {
+    let engine = engines
+        .get(&job.table)
+        .ok_or_else(|| JobError::MissingTable {
+            name: job.table.clone(),
+        })?;
+    let wrong = |method| JobError::WrongTable {
+        name: job.table.clone(),
+        method,
+    };
+    match &job.work {
+        Work::Batch { settings, items } => {
+            if engine.method() != settings.method {
+                return Err(wrong(settings.method));
+            }
+            let mut results: Vec<PositionResult> = Vec::with_capacity(items.len());
+            for item in items {
+                if stop.is_cancelled() {
+                    break;
+                }
+                let t = Instant::now();
+                let item_stop = stop.with_deadline(deadline_after(t, settings.time_limit_ms));
+                let out = engine
+                    .solve(&item.position, settings, &item_stop)
+                    .map_err(job_error)?;
+                results.push(out.into_result(item.line, micros_since(t)));
+            }
+            Ok(JobOutput::Batch(results))
+        }
+        Work::Subtrees(work) => match engine {
+            Engine::Optimal(solver) => {
+                let stop = stop.with_deadline(deadline_after(start, work.time_limit_ms));
+                run_subtrees(solver, work, &stop).map(JobOutput::Subtrees)
+            }
+            Engine::TwoPhase(_) => Err(wrong(Method::Optimal)),
+        },
+    }
+}
+
+/// The subtrees of `work`, [`LANES`] at a time on this thread (see [`run_job`]).
+fn run_subtrees(
+    solver: &H48Solver,
+    work: &SubtreeWork,
+    stop: &StopToken,
+) -> Result<Vec<SubtreeResult>, JobError> {
+    if usize::from(work.depth) > MAX_DEPTH {
+        return Err(JobError::InvalidSettings {
+            reason: "depth is larger than 30",
+        });
+    }
+    let want = match work.max_solutions {
+        Some(0) => {
+            return Err(JobError::InvalidSettings {
+                reason: "max_solutions is 0",
+            })
+        }
+        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+        None => usize::MAX,
+    };
+    let position = &work.position;
+    let depth = usize::from(work.depth);
+    // Solutions kept so far in the whole job (read when handing out, written when done).
+    let found = Cell::new(0usize);
+    let mut handed = 0usize;
+    let mut next = || {
+        if found.get() >= want || stop.check().is_some() {
+            return None;
+        }
+        let i = handed;
+        let prefix = work.prefixes.get(i)?;
+        // Results name their prefix by a u32 index: a longer list ends there.
+        u32::try_from(i).ok()?;
+        handed += 1;
+        Some((i, &prefix[..], want - found.get()))
+    };
+    let mut results: Vec<SubtreeResult> = Vec::new();
+    let mut fault: Option<JobError> = None;
+    let mut done = |i: usize, out: SearchOutcome| {
+        let prefix = work.prefixes.get(i).map_or(&[][..], |p| &p[..]);
+        if out.invalid > 0 && fault.is_none() {
+            fault = Some(JobError::Verification {
+                moves: "(dropped by the search)".into(),
+            });
+        }
+        for s in &out.solutions {
+            let ok = s.len() == depth && s.starts_with(prefix) && position.is_solved_by(s);
+            if !ok && fault.is_none() {
+                fault = Some(JobError::Verification {
+                    moves: format_moves(s),
+                });
+            }
+        }
+        let mut solutions = out.solutions;
+        let mut why = out.stop;
+        let room = want.saturating_sub(found.get());
+        if solutions.len() > room {
+            // Another lane found its share first: the job asked for no more.
+            solutions.truncate(room);
+            why = Stop::Completed;
+        }
+        found.set(found.get() + solutions.len());
+        results.push(SubtreeResult {
+            prefix: u32::try_from(i).unwrap_or(u32::MAX),
+            solutions,
+            nodes: out.nodes,
+            lookups: out.lookups,
+            stop: why,
+        });
+    };
+    solver.search_lanes(
+        position.cube(),
+        work.depth,
+        LANES,
+        stop,
+        &mut next,
+        &mut done,
+    );
+    if let Some(e) = fault {
+        return Err(e);
+    }
+    results.sort_by_key(|r| r.prefix);
+    Ok(results)
+}
+
+/// The stop tokens of the jobs submitted and not finished, by id: one per submission (a
+/// job sent again while an earlier attempt still runs gets its own), so that one cancel
+/// reaches them all and a finished job removes only its own.
+type PendingMap = Mutex<HashMap<JobId, Vec<StopToken>>>;
+
+/// Locks `m`, recovering it if a thread panicked while holding it (the map stays valid:
+/// every update is a single push or removal).
+fn lock(m: &PendingMap) -> MutexGuard<'_, HashMap<JobId, Vec<StopToken>>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Where results go: called once per job, from the pool thread that ran it.
+pub type ResultSink = Arc<dyn Fn(JobResult) + Send + Sync>;
+
+/// Runs jobs on one long-lived rayon pool of `threads` threads, one job per thread at a
+/// time, and hands each result to a callback.
+///
+/// Results are sent from the pool thread that ran the job, once per job, including for
+/// cancelled jobs (with what they found). A job the engines cannot run gets a result with
+/// an `Err` output; a bad job never panics the executor. Dropping the executor does not
+/// wait for its jobs: call [`Executor::cancel_all`] first to have them stop and report.
+pub struct Executor {
+    /// The one pool of the process.
+    pool: rayon::ThreadPool,
+    /// The opened solvers, shared with the pool's threads.
+    engines: Arc<Engines>,
+    /// Where results go.
+    on_result: ResultSink,
+    /// The tokens of the jobs submitted and not finished, for [`Executor::cancel`].
+    pending: Arc<PendingMap>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("threads", &self.threads())
+            .field("tables", &self.tables())
+            .field("pending", &self.pending())
+            .finish()
+    }
+}
+
+impl Executor {
+    /// Starts the pool: `threads` threads (0: one per core), solving with `engines`, and
+    /// sending each job's result to `on_result`.
+    pub fn new(
+        threads: usize,
+        engines: Arc<Engines>,
+        on_result: ResultSink,
+    ) -> Result<Executor, Error> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("cubeswarm-job-{i}"))
+            .build()
+            .map_err(Error::Threads)?;
+        Ok(Executor {
+            pool,
+            engines,
+            on_result,
+            pending: Arc::new(Mutex::new(HashMap::new())),
+        })
+    }
+
+    /// The number of threads, i.e. of jobs run at once.
+    pub fn threads(&self) -> usize {
+        self.pool.current_num_threads()
+    }
+
+    /// The tables the executor can serve (catalog names, sorted).
+    pub fn tables(&self) -> Vec<String> {
+        self.engines.names()
+    }
+
+    /// Jobs submitted and not finished (queued or running).
+    pub fn pending(&self) -> usize {
+        lock(&self.pending).values().map(Vec::len).sum()
+    }
+
+    /// Queues `job`: it runs [`run_job`] on the next free pool thread, and its result goes
+    /// to the callback.
+    pub fn submit(&self, job: Job) {
+        let token = StopToken::new();
+        lock(&self.pending)
+            .entry(job.id)
+            .or_default()
+            .push(token.clone());
+        let engines = Arc::clone(&self.engines);
+        let on_result = Arc::clone(&self.on_result);
+        let pending = Arc::clone(&self.pending);
+        self.pool.spawn(move || {
+            // A panic is a bug; it must not take the pool down with it (rayon would abort).
+            // The job then sends no result, and its lease runs out on the coordinator.
+            let result = catch_unwind(AssertUnwindSafe(|| run_job(&engines, &job, &token)));
+            {
+                let mut map = lock(&pending);
+                if let Some(tokens) = map.get_mut(&job.id) {
+                    tokens.retain(|t| !t.shares_flag(&token));
+                    if tokens.is_empty() {
+                        map.remove(&job.id);
+                    }
+                }
+            }
+            if let Ok(result) = result {
+                let _ = catch_unwind(AssertUnwindSafe(|| on_result(result)));
+            }
+        });
+    }
+
+    /// Stops job `id` (every submitted job of that id, queued or running): it sends what
+    /// it found so far, with [`Stop::Cancelled`]. Returns whether such a job was pending.
+    pub fn cancel(&self, id: JobId) -> bool {
+        match lock(&self.pending).get(&id) {
+            Some(tokens) => {
+                tokens.iter().for_each(StopToken::cancel);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stops every pending job (for shutdown: each still sends its partial result).
+    pub fn cancel_all(&self) {
+        lock(&self.pending)
+            .values()
+            .flatten()
+            .for_each(StopToken::cancel);
+    }
+}

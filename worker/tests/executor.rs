@@ -1,0 +1,434 @@
+//! The executor: `run_job` for batch and subtree jobs (typed errors, order, budgets,
+//! subtree accounting) and the `Executor` pool (results once per job, cancellation by
+//! id). Every solution returned is checked to solve its position.
+//!
+//! Run: `cargo test -p cubeswarm-worker --test executor` (uses the cached test tables).
+
+mod h48_common;
+
+use proto::{
+    BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop,
+    SubtreeResult, SubtreeWork, Work,
+};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tables::canonical::sequences;
+use tables::{parse_moves, Cube, Move, Position, SplitMix64};
+use worker::{catalog, run_job, Engines, Error, Executor, StopToken, TableMemory};
+
+const SUPERFLIP: &str = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2";
+
+/// The test tables directory, with h48h0k4 and the two-phase tables in it.
+fn dir() -> PathBuf {
+    static D: OnceLock<PathBuf> = OnceLock::new();
+    D.get_or_init(|| {
+        let dir = h48_common::ensure("h48h0k4");
+        let tp = catalog::find("twophase").expect("twophase is in the catalog");
+        if !tp.present(&dir) {
+            tp.build(&dir, false)
+                .expect("building the two-phase tables");
+        }
+        dir
+    })
+    .clone()
+}
+
+/// h48h0k4 and twophase, opened once (straight from the maps: no private copies).
+fn engines() -> Arc<Engines> {
+    static E: OnceLock<Arc<Engines>> = OnceLock::new();
+    E.get_or_init(|| {
+        Arc::new(
+            Engines::open(&dir(), &["h48h0k4", "twophase"], TableMemory::Mapped)
+                .expect("opening the test tables"),
+        )
+    })
+    .clone()
+}
+
+fn position(moves: &str) -> Position {
+    Position::parse(moves).unwrap()
+}
+
+fn batch(id: u64, table: &str, settings: Settings, positions: &[Position]) -> Job {
+    Job {
+        id: JobId(id),
+        attempt: 1,
+        table: table.into(),
+        work: Work::Batch {
+            settings,
+            items: positions
+                .iter()
+                .enumerate()
+                .map(|(i, &position)| BatchItem {
+                    line: 100 + i as u64,
+                    position,
+                })
+                .collect(),
+        },
+    }
+}
+
+fn subtrees(id: u64, work: SubtreeWork) -> Job {
+    Job {
+        id: JobId(id),
+        attempt: 1,
+        table: "h48h0k4".into(),
+        work: Work::Subtrees(work),
+    }
+}
+
+fn subtree_work(p: Position, depth: u8, prefixes: Vec<Vec<Move>>) -> SubtreeWork {
+    SubtreeWork {
+        position: p,
+        depth,
+        prefixes,
+        max_solutions: None,
+        time_limit_ms: None,
+    }
+}
+
+fn two_phase(max_length: u8) -> Settings {
+    Settings {
+        method: Method::TwoPhase,
+        max_length,
+        ..Settings::default()
+    }
+}
+
+fn run(job: &Job) -> JobResult {
+    run_job(&engines(), job, &StopToken::new())
+}
+
+fn batch_output(r: JobResult) -> Vec<PositionResult> {
+    match r.output {
+        Ok(JobOutput::Batch(v)) => v,
+        other => panic!("expected a batch output, got {other:?}"),
+    }
+}
+
+fn subtree_output(r: JobResult) -> Vec<SubtreeResult> {
+    match r.output {
+        Ok(JobOutput::Subtrees(v)) => v,
+        other => panic!("expected a subtree output, got {other:?}"),
+    }
+}
+
+/// Every subtree result names a prefix of `work`, once, and each of its solutions has the
+/// job's length, begins with that prefix and solves the position.
+fn check_subtrees(work: &SubtreeWork, results: &[SubtreeResult]) {
+    let mut seen = BTreeSet::new();
+    for r in results {
+        assert!(seen.insert(r.prefix), "prefix {} twice", r.prefix);
+        let prefix = &work.prefixes[r.prefix as usize];
+        for s in &r.solutions {
+            assert_eq!(s.len(), usize::from(work.depth));
+            assert!(s.starts_with(prefix), "{s:?} under {prefix:?}");
+            assert!(work.position.is_solved_by(s), "{s:?}");
+        }
+    }
+}
+
+#[test]
+fn executor_jobs_on_a_table_they_cannot_use_get_the_typed_error() {
+    let p = position("R U R' U'");
+    let r = run(&batch(7, "h48h5k2", Settings::default(), &[p]));
+    assert_eq!((r.id, r.attempt), (JobId(7), 1));
+    assert_eq!(
+        r.output,
+        Err(JobError::MissingTable {
+            name: "h48h5k2".into()
+        })
+    );
+    assert_eq!(
+        run(&batch(1, "no such table", Settings::default(), &[p])).output,
+        Err(JobError::MissingTable {
+            name: "no such table".into()
+        })
+    );
+    assert_eq!(
+        run(&batch(1, "h48h0k4", two_phase(20), &[p])).output,
+        Err(JobError::WrongTable {
+            name: "h48h0k4".into(),
+            method: Method::TwoPhase
+        })
+    );
+    assert_eq!(
+        run(&batch(1, "twophase", Settings::default(), &[p])).output,
+        Err(JobError::WrongTable {
+            name: "twophase".into(),
+            method: Method::Optimal
+        })
+    );
+    let mut on_twophase = subtrees(1, subtree_work(p, 4, sequences(1)));
+    on_twophase.table = "twophase".into();
+    assert_eq!(
+        run(&on_twophase).output,
+        Err(JobError::WrongTable {
+            name: "twophase".into(),
+            method: Method::Optimal
+        })
+    );
+}
+
+#[test]
+fn executor_invalid_settings_are_a_job_error() {
+    let p = position("R U R' U'");
+    let bad = Settings {
+        min_length: 5,
+        max_length: 4,
+        ..Settings::default()
+    };
+    assert!(matches!(
+        run(&batch(1, "h48h0k4", bad, &[p])).output,
+        Err(JobError::InvalidSettings { .. })
+    ));
+    let all = Settings {
+        max_solutions: None,
+        ..two_phase(20)
+    };
+    assert!(matches!(
+        run(&batch(1, "twophase", all, &[p])).output,
+        Err(JobError::InvalidSettings { .. })
+    ));
+    assert!(matches!(
+        run(&subtrees(1, subtree_work(p, 31, sequences(1)))).output,
+        Err(JobError::InvalidSettings { .. })
+    ));
+    let none = SubtreeWork {
+        max_solutions: Some(0),
+        ..subtree_work(p, 4, sequences(1))
+    };
+    assert!(matches!(
+        run(&subtrees(1, none)).output,
+        Err(JobError::InvalidSettings { .. })
+    ));
+}
+
+#[test]
+fn executor_engines_refuse_unknown_and_missing_tables() {
+    assert!(matches!(
+        Engines::open(&dir(), &["h48h99k2"], TableMemory::Mapped),
+        Err(Error::UnknownTable(_))
+    ));
+    let empty = dir().join("definitely-empty-dir");
+    assert!(matches!(
+        Engines::open(&empty, &["h48h0k4"], TableMemory::Mapped),
+        Err(Error::TableNotFound { .. })
+    ));
+    assert!(matches!(
+        Engines::open(&empty, &["twophase"], TableMemory::Mapped),
+        Err(Error::Table(_))
+    ));
+    assert_eq!(engines().names(), ["h48h0k4", "twophase"]);
+}
+
+#[test]
+fn executor_batch_items_are_solved_in_order_with_their_line_ids() {
+    let mut rng = SplitMix64::new(11);
+    let positions: Vec<Position> = (0..6)
+        .map(|_| Position::new(Cube::random(&mut rng)).unwrap())
+        .collect();
+    let out = batch_output(run(&batch(3, "twophase", two_phase(20), &positions)));
+    assert_eq!(out.len(), positions.len());
+    for (i, (r, p)) in out.iter().zip(&positions).enumerate() {
+        assert_eq!(r.line, 100 + i as u64);
+        assert_eq!(r.stop, Stop::Completed);
+        assert_eq!(r.solutions.len(), 1);
+        assert!(r.solutions[0].len() <= 20 && p.is_solved_by(&r.solutions[0]));
+    }
+    let short = [position("R U R' U'"), position("F2 D L' B")];
+    let out = batch_output(run(&batch(4, "h48h0k4", Settings::default(), &short)));
+    assert_eq!(out.len(), 2);
+    for (r, p) in out.iter().zip(&short) {
+        assert!(r.optimal && r.solutions[0].len() <= 4 && p.is_solved_by(&r.solutions[0]));
+        assert_eq!(r.stop, Stop::Completed);
+        assert_eq!(r.depth_exhausted, Some(r.solutions[0].len() as u8 - 1));
+    }
+}
+
+/// A subtree job over every canonical 2-move prefix at the optimal depth finds every
+/// optimal solution (the same as the whole-tree search), each verified, every subtree
+/// searched whole; its nodes are the sum of single-prefix jobs' nodes; one depth less,
+/// nothing; and asked for one solution, it returns exactly one.
+#[test]
+fn executor_subtree_jobs_split_a_depth_without_losing_anything() {
+    let c = Cube::from_moves(&parse_moves("R U R' U' F2 D L' B D2 R' F U'").unwrap());
+    let p = Position::new(c).unwrap();
+    let solver = h48_common::h0k4();
+    let d = solver
+        .solve(&p, &Settings::default(), &StopToken::new())
+        .unwrap()
+        .solutions[0]
+        .len() as u8;
+    let work = subtree_work(p, d, sequences(2));
+    let results = subtree_output(run(&subtrees(1, work.clone())));
+    assert_eq!(results.len(), 243);
+    check_subtrees(&work, &results);
+    assert!(results.iter().all(|r| r.stop == Stop::Exhausted));
+    let found: BTreeSet<Vec<Move>> = results.iter().flat_map(|r| r.solutions.clone()).collect();
+    assert!(!found.is_empty());
+    let whole = solver.search(&c, &[], d, usize::MAX, &StopToken::new());
+    assert_eq!(found, whole.solutions.into_iter().collect());
+    let mut single_nodes = 0;
+    for (i, prefix) in work.prefixes.iter().enumerate() {
+        let one = subtree_work(p, d, vec![prefix.clone()]);
+        let r = subtree_output(run(&subtrees(2, one)));
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].prefix, 0);
+        assert_eq!(r[0].solutions, results[i].solutions, "prefix {prefix:?}");
+        single_nodes += r[0].nodes;
+    }
+    assert_eq!(results.iter().map(|r| r.nodes).sum::<u64>(), single_nodes);
+
+    let shorter = subtree_work(p, d - 1, sequences(2));
+    let r = subtree_output(run(&subtrees(3, shorter)));
+    assert_eq!(r.len(), 243);
+    assert!(r
+        .iter()
+        .all(|r| r.solutions.is_empty() && r.stop == Stop::Exhausted));
+
+    let first = SubtreeWork {
+        max_solutions: Some(1),
+        ..work.clone()
+    };
+    let r = subtree_output(run(&subtrees(4, first.clone())));
+    check_subtrees(&first, &r);
+    assert_eq!(r.iter().map(|r| r.solutions.len()).sum::<usize>(), 1);
+    let holder = r.iter().find(|r| !r.solutions.is_empty()).unwrap();
+    assert_eq!(holder.stop, Stop::Completed);
+}
+
+/// A budget of 1 ms on positions that need far longer: the reason is the time limit.
+#[test]
+fn executor_a_deadline_of_one_millisecond_is_a_time_limit() {
+    let hard = position(SUPERFLIP);
+    let optimal = Settings {
+        time_limit_ms: Some(1),
+        ..Settings::default()
+    };
+    let out = batch_output(run(&batch(1, "h48h0k4", optimal, &[hard, hard])));
+    assert_eq!(out.len(), 2, "a time limit stops the item, not the job");
+    for r in &out {
+        assert_eq!(r.stop, Stop::TimeLimit);
+        assert!(r.solutions.is_empty() && !r.optimal);
+    }
+    let random = Position::new(Cube::random(&mut SplitMix64::new(4))).unwrap();
+    let tight = Settings {
+        time_limit_ms: Some(1),
+        ..two_phase(14)
+    };
+    let out = batch_output(run(&batch(2, "twophase", tight, &[random])));
+    assert_eq!(out[0].stop, Stop::TimeLimit);
+    let work = SubtreeWork {
+        time_limit_ms: Some(1),
+        ..subtree_work(hard, 19, sequences(2))
+    };
+    let r = subtree_output(run(&subtrees(3, work.clone())));
+    check_subtrees(&work, &r);
+    assert!(
+        r.len() < 243,
+        "prefixes are not handed out after the deadline"
+    );
+    // The subtrees in flight stopped on the deadline (one may have been empty at once).
+    assert!(
+        r.iter()
+            .all(|r| r.stop == Stop::TimeLimit || r.stop == Stop::Exhausted),
+        "{r:?}"
+    );
+    assert!(r.iter().all(|r| r.solutions.is_empty()));
+}
+
+/// An executor whose results arrive on a channel.
+fn executor(threads: usize) -> (Executor, mpsc::Receiver<JobResult>) {
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let sink = Arc::new(move |r: JobResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(r);
+        }
+    });
+    (Executor::new(threads, engines(), sink).unwrap(), rx)
+}
+
+const WAIT: Duration = Duration::from_secs(600);
+
+#[test]
+fn executor_runs_every_job_once_and_reports_each() {
+    fn shareable<T: Send + Sync>(_: &T) {}
+    let (ex, rx) = executor(2);
+    shareable(&ex);
+    assert_eq!(ex.threads(), 2);
+    assert_eq!(ex.tables(), ["h48h0k4", "twophase"]);
+    let mut rng = SplitMix64::new(5);
+    let mut expected = BTreeSet::new();
+    for id in 0..6u64 {
+        let positions: Vec<Position> = (0..3)
+            .map(|_| Position::new(Cube::random(&mut rng)).unwrap())
+            .collect();
+        let table = if id == 3 { "missing" } else { "twophase" };
+        ex.submit(batch(id, table, two_phase(20), &positions));
+        expected.insert(JobId(id));
+    }
+    let mut seen = BTreeSet::new();
+    for _ in 0..6 {
+        let r = rx.recv_timeout(WAIT).expect("a result");
+        assert!(seen.insert(r.id), "{} twice", r.id);
+        if r.id == JobId(3) {
+            assert!(matches!(r.output, Err(JobError::MissingTable { .. })));
+        } else {
+            assert_eq!(batch_output(r).len(), 3);
+        }
+    }
+    assert_eq!(seen, expected);
+    assert!(rx.recv_timeout(Duration::from_millis(100)).is_err());
+    assert_eq!(ex.pending(), 0);
+    assert!(!ex.cancel(JobId(1)), "finished jobs are forgotten");
+}
+
+/// `Executor::cancel` stops a running job, which still sends what it has, each started
+/// part stopped with `Stop::Cancelled`.
+#[test]
+fn executor_cancel_stops_a_running_job_which_still_reports() {
+    let (ex, rx) = executor(1);
+    let hard = position(SUPERFLIP);
+    // The cancel must reach the job once it has started: wait longer each time it came
+    // too early (the job then reports no item at all).
+    let mut wait = Duration::from_millis(200);
+    let items = loop {
+        ex.submit(batch(1, "h48h0k4", Settings::default(), &[hard, hard]));
+        std::thread::sleep(wait);
+        assert_eq!(ex.pending(), 1);
+        assert!(ex.cancel(JobId(1)));
+        let r = rx.recv_timeout(WAIT).expect("a result after the cancel");
+        assert_eq!(r.id, JobId(1));
+        let items = batch_output(r);
+        if !items.is_empty() {
+            break items;
+        }
+        wait *= 2;
+    };
+    assert_eq!(items.len(), 1, "the item not started is not reported");
+    assert_eq!(items[0].stop, Stop::Cancelled);
+    assert!(items[0].solutions.is_empty());
+    assert_eq!(ex.pending(), 0);
+
+    // A subtree job, stopped by cancel_all.
+    let work = subtree_work(hard, 18, sequences(2));
+    ex.submit(subtrees(2, work.clone()));
+    std::thread::sleep(Duration::from_millis(300));
+    ex.cancel_all();
+    let r = subtree_output(rx.recv_timeout(WAIT).expect("a result after the cancel"));
+    check_subtrees(&work, &r);
+    assert!(r.len() < 243);
+    assert!(r.iter().all(|r| r.solutions.is_empty()));
+    assert!(r
+        .iter()
+        .all(|r| r.stop == Stop::Cancelled || r.stop == Stop::Exhausted));
+    assert!(
+        r.is_empty() || r.iter().any(|r| r.stop == Stop::Cancelled),
+        "the subtrees in flight say they were cancelled: {r:?}"
+    );
+}
