@@ -18,20 +18,24 @@ pub enum BenchWhich {
         #[arg(long)]
         big: bool,
     },
-    /// The H48 optimal solver on uniformly random states.
+    /// The H48 optimal solver through the coordinator, one position after another, each
+    /// split over every thread: uniformly random states, or the positions of a file.
     Optimal {
         /// Table to use (e.g. h48h0k4, h48h3k2).
         #[arg(long, default_value = "h48h0k4")]
         table: String,
-        /// Threads per position.
+        /// Executor threads.
         #[arg(long, default_value_t = default_threads())]
         threads: usize,
-        /// Number of random positions.
+        /// Number of random positions (or of the file's first positions).
         #[arg(long, default_value_t = 5)]
         count: usize,
         /// Random seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Solve the positions of FILE instead (lines `moves | ...`; `#` comments).
+        #[arg(long)]
+        positions: Option<std::path::PathBuf>,
     },
     /// The two-phase solver on uniformly random states.
     Twophase {
@@ -69,18 +73,8 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             threads,
             count,
             seed,
-        } => {
-            let solver = crate::solve_cmd::open_optimal(dir, Some(&table))?;
-            let opts = worker::h48::bench::BenchOptions {
-                table,
-                threads,
-                count,
-                seed,
-            };
-            let report = worker::h48::bench::run(&solver, &opts)?;
-            println!("{report}");
-            Ok(())
-        }
+            positions,
+        } => optimal(dir, &table, threads, count, seed, positions.as_deref()),
         BenchWhich::Twophase {
             max_length,
             count,
@@ -88,7 +82,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             threads,
         } => {
             let t0 = Instant::now();
-            let tables = worker::twophase::TwoPhaseTables::open_or_build(dir, true)
+            let tables = worker::TwoPhaseSolver::open_or_build(dir, true)
                 .with_context(|| format!("two-phase tables in {}", dir.display()))?;
             eprintln!("tables ready in {:.2} s", t0.elapsed().as_secs_f64());
             let opts = worker::twophase::bench::BenchOptions {
@@ -102,6 +96,89 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// `bench optimal`: each position a single-position request through the coordinator on
+/// one in-process executor of `threads` threads (the path `cubeswarm solve` takes).
+fn optimal(
+    dir: &Path,
+    table: &str,
+    threads: usize,
+    count: usize,
+    seed: u64,
+    file: Option<&Path>,
+) -> anyhow::Result<()> {
+    let mut positions: Vec<(String, tables::Position)> = Vec::new();
+    match file {
+        Some(f) => {
+            let text = std::fs::read_to_string(f)
+                .with_context(|| format!("reading {}", f.display()))?;
+            for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+                let moves = line.split('|').next().unwrap_or("").trim();
+                let p = tables::Position::parse(moves).with_context(|| format!("{moves:?}"))?;
+                positions.push((moves.to_string(), p));
+            }
+            positions.truncate(count);
+        }
+        None => {
+            let mut rng = SplitMix64::new(seed);
+            for _ in 0..count {
+                let c = Cube::random(&mut rng);
+                let p = tables::Position::new(c)?;
+                positions.push((tables::facelet::to_facelets(&c), p));
+            }
+        }
+    }
+    let table = crate::local::optimal_table(dir, Some(table))?;
+    let engine = crate::local::open_engine(dir, &table, true)?;
+    let pool = crate::local::executors(engine, threads)?;
+    let settings = proto::Settings::default();
+    println!("H48 optimal through the coordinator: table {table}, {threads} threads");
+    let (mut total_s, mut total_nodes) = (0.0f64, 0u64);
+    for (i, (text, p)) in positions.iter().enumerate() {
+        let t = Instant::now();
+        let mut got = None;
+        let line = coordinator::input::InputLine {
+            line: i as u64 + 1,
+            input: text.clone(),
+            parsed: Ok(*p),
+        };
+        coordinator::run(
+            coordinator::Config::default(),
+            &pool,
+            settings.clone(),
+            table.clone(),
+            coordinator::Source::<std::io::Empty>::One(line),
+            &mut |r| {
+                got = Some(r);
+                Ok(())
+            },
+        )?;
+        let secs = t.elapsed().as_secs_f64();
+        let rec = got.context("no record")?;
+        let s = rec.outcome.map_err(|e| anyhow::anyhow!("position {}: {e}", i + 1))?;
+        let sol = s.solutions.first().context("no solution")?;
+        anyhow::ensure!(p.is_solved_by(sol) && s.optimal, "position {}: bad answer", i + 1);
+        total_s += secs;
+        total_nodes += s.nodes;
+        println!(
+            "#{:<3} {:>2} moves  {:>14} nodes  {:>9.3} s  {:>6.1} M nodes/s",
+            i + 1,
+            sol.len(),
+            s.nodes,
+            secs,
+            s.nodes as f64 / secs / 1e6
+        );
+    }
+    let n = positions.len().max(1) as f64;
+    println!(
+        "mean {:.3} s per position, {:.0} nodes per position, {:.1} M nodes/s ({:.1} per thread)",
+        total_s / n,
+        total_nodes as f64 / n,
+        total_nodes as f64 / total_s.max(1e-9) / 1e6,
+        total_nodes as f64 / total_s.max(1e-9) / 1e6 / threads.max(1) as f64
+    );
+    Ok(())
 }
 
 fn rate(label: &str, n: u64, secs: f64) {

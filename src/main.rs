@@ -1,9 +1,8 @@
 //! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
 //! library crates (`tables`, `worker`) and the command modules here.
 
-mod batch;
 mod bench_cmd;
-mod input;
+mod local;
 mod output;
 mod show;
 mod solve_cmd;
@@ -68,9 +67,10 @@ fn main() {
 
 fn show_position(position: &str, no_color: bool) -> anyhow::Result<()> {
     use std::io::IsTerminal;
-    let cube = input::parse_position(position)?;
+    let position = tables::Position::parse(position)?;
+    let cube = position.cube();
     let color = !no_color && std::io::stdout().is_terminal();
-    print!("{}", show::render_net(&cube, color));
-    println!("{}", tables::facelet::to_facelets(&cube));
+    print!("{}", show::render_net(cube, color));
+    println!("{}", tables::facelet::to_facelets(cube));
     Ok(())
 }

@@ -41,6 +41,34 @@ pub struct Solved {
     pub note: Option<String>,
 }
 
+impl Record {
+    /// The record of a position as the coordinator reports it, as `settings` asked it.
+    pub fn from_proto(r: proto::Record, settings: &proto::Settings) -> Record {
+        let outcome = match r.outcome {
+            Err(e) => Err(e.to_string()),
+            Ok(s) => {
+                let note = s.note(settings);
+                match note {
+                    Some(n) if s.solutions.is_empty() => Err(n),
+                    note => Ok(Solved {
+                        lengths: s.solutions.iter().map(Vec::len).collect(),
+                        solutions: s.solutions.iter().map(|m| tables::format_moves(m)).collect(),
+                        optimal: s.optimal,
+                        nodes: s.nodes,
+                        millis: s.micros as f64 / 1e3,
+                        note,
+                    }),
+                }
+            }
+        };
+        Record {
+            id: r.line,
+            input: r.input,
+            outcome,
+        }
+    }
+}
+
 /// The CSV header line.
 pub const CSV_HEADER: &str = "id,input,solution,length,optimal,nodes,millis,error";
 

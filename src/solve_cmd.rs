@@ -1,16 +1,19 @@
-//! `cubeswarm solve`: one position from the command line, or a file of them.
+//! `cubeswarm solve`: one position from the command line, or a file of them, through the
+//! coordinator and the in-process executor.
 
-use crate::batch::{self, BatchOptions};
 use crate::bench_cmd::default_threads;
-use crate::input::parse_position;
-use crate::output::{Format, Record, Solved, CSV_HEADER};
+use crate::local;
+use crate::output::{Format, Record, CSV_HEADER};
 use anyhow::{bail, Context as _};
 use clap::{Args, ValueEnum};
+use coordinator::input::InputLine;
+use coordinator::Source;
+use proto::Settings;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-use tables::{format_moves, Cube};
+use std::time::Instant;
+use tables::Position;
 
 /// Which solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -65,99 +68,8 @@ pub struct SolveArgs {
     quiet: bool,
 }
 
-/// Opens the H48 solver on `table`, or the largest present, building h48h0k4 if none is.
-pub fn open_optimal(dir: &Path, table: Option<&str>) -> anyhow::Result<worker::h48::H48Solver> {
-    let name = match table {
-        Some(t) => t.to_string(),
-        None => match worker::h48::largest_available(dir) {
-            Some(t) => t,
-            None => {
-                eprintln!(
-                    "no H48 table in {}; building h48h0k4 (about 60 MB, once)…",
-                    dir.display()
-                );
-                worker::h48::build_table(dir, "h48h0k4", true)?;
-                "h48h0k4".to_string()
-            }
-        },
-    };
-    if !worker::h48::table_names().contains(&name) {
-        anyhow::bail!("unknown H48 table {name:?}; `cubeswarm tables list` shows the known ones");
-    }
-    if table.is_some() && !tables::tablefile::table_path(dir, &name).exists() {
-        eprintln!("table {name} is not in {}; building it…", dir.display());
-        worker::h48::build_table(dir, &name, true)?;
-    }
-    worker::h48::H48Solver::open(dir, &name).with_context(|| format!("opening table {name}"))
-}
-
-enum Solver {
-    Optimal(worker::h48::H48Solver),
-    TwoPhase(worker::twophase::TwoPhaseTables),
-}
-
-struct Settings {
-    solutions: Option<usize>,
-    min_length: u8,
-    max_length: u8,
-    threads_per_position: usize,
-    time_limit: Option<Duration>,
-}
-
-fn solve_one(solver: &Solver, s: &Settings, cube: &Cube) -> Result<Solved, String> {
-    let t0 = Instant::now();
-    match solver {
-        Solver::Optimal(h) => {
-            let opts = worker::h48::OptimalOptions {
-                max_solutions: s.solutions,
-                min_length: s.min_length,
-                max_length: s.max_length,
-                threads: s.threads_per_position,
-                time_limit: s.time_limit,
-                cancel: None,
-            };
-            let r = h.solve(cube, &opts).map_err(|e| e.to_string())?;
-            let note = if r.timed_out {
-                Some(match r.depth_exhausted {
-                    Some(d) => format!("time limit reached; no solution of {d} moves or fewer"),
-                    None => "time limit reached".to_string(),
-                })
-            } else if r.solutions.is_empty() {
-                Some(format!("no solution of at most {} moves", s.max_length))
-            } else {
-                None
-            };
-            Ok(Solved {
-                lengths: r.solutions.iter().map(Vec::len).collect(),
-                solutions: r.solutions.iter().map(|m| format_moves(m)).collect(),
-                optimal: r.optimal,
-                nodes: r.nodes,
-                millis: t0.elapsed().as_secs_f64() * 1e3,
-                note,
-            })
-        }
-        Solver::TwoPhase(t) => {
-            let opts = worker::twophase::TwoPhaseOptions {
-                max_length: s.max_length,
-                max_solutions: s.solutions.unwrap_or(1),
-                time_limit: s.time_limit,
-                ..Default::default()
-            };
-            let mut r = worker::twophase::solve(t, cube, &opts).map_err(|e| e.to_string())?;
-            r.solutions.sort_by_key(|x| x.moves.len());
-            Ok(Solved {
-                lengths: r.solutions.iter().map(|x| x.moves.len()).collect(),
-                optimal: r.solutions.first().is_some_and(|x| x.optimal),
-                solutions: r.solutions.iter().map(|x| format_moves(&x.moves)).collect(),
-                nodes: r.nodes,
-                millis: t0.elapsed().as_secs_f64() * 1e3,
-                note: None,
-            })
-        }
-    }
-}
-
-/// Runs `solve`.
+/// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
+/// executor (the embedded default).
 pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
     let threads = a.threads.unwrap_or_else(default_threads).max(1);
     let batch_mode = a.input.is_some();
@@ -177,24 +89,31 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
     }
     // Check a command-line position before opening (or building) any table.
     let single = match &a.position {
-        Some(p) => Some(parse_position(p).with_context(|| format!("position {p:?}"))?),
+        Some(p) => Some(Position::parse(p).with_context(|| format!("position {p:?}"))?),
         None => None,
     };
-    let solver = match a.method {
-        Method::Optimal => Solver::Optimal(open_optimal(dir, a.table.as_deref())?),
-        Method::Twophase => Solver::TwoPhase(
-            worker::twophase::TwoPhaseTables::open_or_build(dir, !a.quiet)
-                .with_context(|| format!("two-phase tables in {}", dir.display()))?,
-        ),
+    let table = match a.method {
+        Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
+        Method::Twophase => worker::catalog::TWOPHASE.to_string(),
     };
+    let engine = local::open_engine(dir, &table, !a.quiet)?;
     let settings = Settings {
-        solutions: if a.all { None } else { Some(a.solutions) },
+        method: match a.method {
+            Method::Optimal => proto::Method::Optimal,
+            Method::Twophase => proto::Method::TwoPhase,
+        },
         min_length: a.min_length,
         max_length: a.max_length.unwrap_or(20),
-        // One position: all threads on it. A batch: positions side by side, one thread each.
-        threads_per_position: if batch_mode { 1 } else { threads },
-        time_limit: a.time_limit.map(Duration::from_secs_f64),
+        max_solutions: if a.all {
+            None
+        } else {
+            Some(u32::try_from(a.solutions).unwrap_or(u32::MAX))
+        },
+        time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
+        probe_limit: None,
     };
+    check_settings(&settings)?;
+    let pool = local::executors(engine, threads)?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => {
             Box::new(BufWriter::new(File::create(p).with_context(|| {
@@ -203,12 +122,26 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
         }
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    if let (Some(cube), Some(text)) = (single, &a.position) {
-        let rec = Record {
-            id: 1,
+    let cfg = coordinator::Config::default();
+    if let (Some(position), Some(text)) = (single, &a.position) {
+        let line = InputLine {
+            line: 1,
             input: text.clone(),
-            outcome: solve_one(&solver, &settings, &cube),
+            parsed: Ok(position),
         };
+        let mut got = None;
+        coordinator::run(
+            cfg,
+            &pool,
+            settings.clone(),
+            table,
+            Source::<std::io::Empty>::One(line),
+            &mut |r| {
+                got = Some(r);
+                Ok(())
+            },
+        )?;
+        let rec = Record::from_proto(got.context("no record for the position")?, &settings);
         let failure = match &rec.outcome {
             Err(e) => Some(e.clone()),
             Ok(s) if s.solutions.is_empty() => {
@@ -239,29 +172,70 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
         let len = f.metadata().ok().map(|m| m.len());
         (Box::new(BufReader::with_capacity(1 << 16, f)), len)
     };
-    let opts = BatchOptions {
-        threads,
-        format: a.format,
-        progress: !a.quiet,
-        total_bytes: total,
-    };
-    let stats = batch::run(reader, &mut out, &opts, |id, text| Record {
-        id,
-        input: text.to_string(),
-        outcome: parse_position(text)
-            .map_err(|e| e.to_string())
-            .and_then(|c| solve_one(&solver, &settings, &c)),
-    })
-    .with_context(|| format!("reading {}", path.display()))?;
+    let bar = progress_bar(!a.quiet, total);
+    if a.format == Format::Csv {
+        writeln!(out, "{CSV_HEADER}")?;
+    }
+    let start = Instant::now();
+    let mut done = 0u64;
+    let stats = coordinator::run(
+        cfg,
+        &pool,
+        settings.clone(),
+        table,
+        Source::Lines(reader),
+        &mut |r| {
+            let rec = Record::from_proto(r, &settings);
+            out.write_all(rec.render(a.format).as_bytes())?;
+            done += 1;
+            if let Some(b) = &bar {
+                b.inc(rec.input.len() as u64 + 1);
+                let secs = start.elapsed().as_secs_f64().max(1e-9);
+                b.set_message(format!("{done} positions, {:.1}/s", done as f64 / secs));
+            }
+            Ok(())
+        },
+    )
+    .with_context(|| format!("solving {}", path.display()))?;
+    out.flush()?;
     drop(out);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     if !a.quiet {
         eprintln!(
             "{} positions ({} errors) in {:.2} s: {:.1} positions/s",
-            stats.positions,
+            stats.records,
             stats.errors,
             stats.seconds,
-            stats.positions as f64 / stats.seconds.max(1e-9)
+            stats.records as f64 / stats.seconds.max(1e-9)
         );
     }
     Ok(())
+}
+
+/// Refuses settings the engines would refuse, before any work starts.
+fn check_settings(s: &Settings) -> anyhow::Result<()> {
+    if s.max_length > 30 {
+        bail!("--max-length must be at most 30");
+    }
+    if s.method == proto::Method::Optimal && s.min_length > s.max_length {
+        bail!("--min-length is larger than --max-length");
+    }
+    Ok(())
+}
+
+fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !show || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = match total_bytes {
+        Some(n) => indicatif::ProgressBar::new(n).with_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {percent}% ETA {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        ),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    Some(bar)
 }

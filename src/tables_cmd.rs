@@ -24,15 +24,12 @@ pub enum TablesAction {
     },
 }
 
-/// Every table name cubeswarm knows: the H48 family, then the two-phase tables.
+/// Every table file cubeswarm knows (the catalog's files, in build order).
 pub fn known_tables() -> Vec<String> {
-    let mut v = worker::h48::table_names();
-    v.extend(
-        worker::twophase::TwoPhaseTables::table_names()
-            .iter()
-            .map(|s| s.to_string()),
-    );
-    v
+    worker::catalog::files()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 fn human(bytes: u64) -> String {
@@ -64,8 +61,8 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
                         t.header().meta.entries.to_string(),
                     ),
                     Err(_) if !path.exists() => {
-                        let est = worker::h48::table_info(&name)
-                            .map(|i| human(i.bytes))
+                        let est = worker::catalog::file_bytes(&name)
+                            .map(human)
                             .unwrap_or_default();
                         ("missing", est, String::new())
                     }
@@ -77,13 +74,10 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
         }
         TablesAction::Build { name } => {
             let t = Instant::now();
-            if worker::h48::table_names().contains(&name) {
-                worker::h48::build_table(dir, &name, true)?;
-            } else if worker::twophase::TwoPhaseTables::table_names().contains(&name.as_str()) {
-                worker::twophase::TwoPhaseTables::build(dir, &name, true)?;
-            } else {
+            if !known_tables().contains(&name) && worker::catalog::find(&name).is_none() {
                 bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
             }
+            worker::catalog::build_file(dir, &name, true)?;
             eprintln!(
                 "built {name} in {:.1} s ({})",
                 t.elapsed().as_secs_f64(),

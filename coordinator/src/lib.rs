@@ -21,5 +21,5 @@ pub mod run;
 pub mod scheduler;
 
 pub use executor::{Executor, ExecutorEvent, ExecutorId};
-pub use run::{run, Event, RunError, RunStats};
+pub use run::{run, Event, Executors, RunError, RunStats, Source};
 pub use scheduler::{Action, Config, Counters, RequestId, Scheduler};

@@ -71,49 +71,72 @@ pub fn window(cfg: &Config, settings: &Settings, slots: usize) -> u64 {
     }
 }
 
-/// Solves every position line of `input` (one request with `settings` on `table`) on
-/// `executors`, whose results arrive on `events` (whose sender `tx` the reader thread
-/// shares), and gives each record to `sink` in input order.
-#[allow(clippy::too_many_arguments)]
+/// The executors of a run and the event stream their results arrive on.
+pub struct Executors {
+    /// The executors, by id.
+    pub executors: BTreeMap<ExecutorId, Box<dyn Executor>>,
+    /// A sender into `events`, for the input reader.
+    pub tx: Sender<Event>,
+    /// Where results (and input lines) arrive.
+    pub events: Receiver<Event>,
+}
+
+/// Where a run's positions come from.
+pub enum Source<R> {
+    /// Lines of a scramble set: blanks and `#` comments skipped, each other line a
+    /// position with its line number.
+    Lines(R),
+    /// One position, already read (a command-line argument).
+    One(InputLine),
+}
+
+/// Solves every position of `source` (one request with `settings` on `table`) on
+/// `pool`'s executors, and gives each record to `sink` in input order.
 pub fn run<R: BufRead + Send>(
     cfg: Config,
-    executors: BTreeMap<ExecutorId, Box<dyn Executor>>,
-    tx: Sender<Event>,
-    events: Receiver<Event>,
+    pool: &Executors,
     settings: Settings,
     table: String,
-    input: R,
+    source: Source<R>,
     sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
 ) -> Result<RunStats, RunError> {
+    let executors = &pool.executors;
+    let events = &pool.events;
     let start = Instant::now();
     let now = || start.elapsed().as_micros() as u64;
     let slots: usize = executors.values().map(|e| e.capacity()).sum();
     let win = Window::new(window(&cfg, &settings, slots));
     let mut sched = Scheduler::new(cfg);
-    for (&id, e) in &executors {
+    for (&id, e) in executors {
         sched.add_executor(id, e.capacity(), e.tables());
     }
     let req = sched.open_request(settings, table.clone());
     let mut stats = RunStats::default();
     let result = std::thread::scope(|scope| {
         let reader_win = win.clone();
-        let reader_tx = tx.clone();
-        drop(tx);
+        let reader_tx = pool.tx.clone();
         scope.spawn(move || {
             let mut sent = 0u64;
-            let r = read_lines(input, |line| {
+            let mut emit = |line| {
                 if !reader_win.wait_for_room(sent) {
                     return false;
                 }
                 sent += 1;
                 reader_tx.send(Event::Line(line)).is_ok()
-            });
+            };
+            let r = match source {
+                Source::Lines(input) => read_lines(input, emit),
+                Source::One(line) => {
+                    emit(line);
+                    Ok(())
+                }
+            };
             let _ = reader_tx.send(match r {
                 Ok(()) => Event::InputEnd,
                 Err(e) => Event::InputError(e),
             });
         });
-        let r = drive(&mut sched, req, &executors, &events, &now, &win, sink, &mut stats);
+        let r = drive(&mut sched, req, executors, events, &now, &win, sink, &mut stats);
         win.close();
         r
     });
@@ -169,7 +192,7 @@ fn drive(
             return Ok(());
         }
         if sched.is_stalled(req) {
-            return Err(RunError::NoExecutorForTable(String::new()));
+            return Err(RunError::NoExecutorForTable(sched.table_of(req)));
         }
         let wait = sched
             .next_deadline()

@@ -388,6 +388,14 @@ impl Scheduler {
             && !self.executors.values().any(|e| e.tables.contains(&r.table))
     }
 
+    /// The table `req` needs.
+    pub fn table_of(&self, req: RequestId) -> String {
+        self.requests
+            .get(&req)
+            .map(|r| r.table.clone())
+            .unwrap_or_default()
+    }
+
     /// Counters so far.
     pub fn counters(&self) -> Counters {
         self.counters

@@ -155,6 +155,18 @@ pub fn file_bytes(file: &str) -> Option<u64> {
     }
 }
 
+/// Builds one table file (a name of [`files`]), or every file of a solver table (a name
+/// of [`names`]), into `dir`.
+pub fn build_file(dir: &Path, file: &str, progress: bool) -> Result<(), Error> {
+    if file == cocsep::NAME || H48_TABLES.contains(&file) {
+        h48::build_table(dir, file, progress)
+    } else if TwoPhaseTables::table_names().contains(&file) {
+        TwoPhaseTables::build(dir, file, progress)
+    } else {
+        build(dir, file, progress)
+    }
+}
+
 /// Builds the table `name` into `dir` ([`Entry::build`]).
 pub fn build(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
     find(name)
