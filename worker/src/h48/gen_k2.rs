@@ -29,6 +29,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use tables::moves::MOVE_CUBES;
+use tables::packed::prefetch;
 use tables::progress::Progress;
 use tables::symmetry::symmetries;
 use tables::tablefile::{self, TableMeta};
@@ -185,7 +186,8 @@ impl Gen<'_> {
                 continue;
             }
             let i = self.index(&n, class, (w >> 12 & 63) as usize);
-            prefetch(&self.words[(i >> 5) as usize]);
+            // Its word will be written soon: start loading its cache line now.
+            prefetch(&self.words, (i >> 5) as usize);
             idx[k] = i;
             k += 1;
         }
@@ -193,20 +195,6 @@ impl Gen<'_> {
             self.lower(i, v);
         }
     }
-}
-
-/// Hints the CPU to load the cache line of `w` (for writing soon).
-#[inline(always)]
-fn prefetch(w: &AtomicU64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint and never faults; `w` is a valid reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            w as *const AtomicU64 as *const i8,
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = w;
 }
 
 /// Generates the 2-bit table with `eo_bits` = N (0..=11) and base `base` (at least
