@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use tables::canonical::can_follow;
 use tables::moves::MOVE_CUBES;
 use tables::packed::prefetch;
 use tables::progress::Progress;
@@ -158,7 +159,7 @@ impl Gen<'_> {
     /// move the children's entries are prefetched before they are lowered.
     fn walk(&self, c: &Cube, d: u8, left: u8, last: Option<Move>) {
         let allowed = |m: Move| match last {
-            Some(l) => super::search::can_follow(l, m),
+            Some(l) => can_follow(l, m),
             None => true,
         };
         if left > 1 {
