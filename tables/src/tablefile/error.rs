@@ -9,13 +9,16 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum TableFileError {
     /// The operating system refused an operation.
-    #[error("{}: {source}", path.display())]
+    ///
+    /// The message already ends with what the operating system said, so `error` is not
+    /// also reported as the [`source`](std::error::Error::source): a chain printed in full
+    /// (`anyhow`'s `{:#}`) would say it twice.
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file (or directory) concerned.
         path: PathBuf,
         /// What the operating system said.
-        #[source]
-        source: io::Error,
+        error: io::Error,
     },
     /// The file is shorter than the header block.
     #[error("{}: not a table file: {len} bytes, shorter than the {HEADER_LEN}-byte header", path.display())]

@@ -27,9 +27,9 @@ impl TableFile {
     /// [`TableFile::verify`].
     pub fn open(path: impl AsRef<Path>, expected_name: &str) -> Result<TableFile, TableFileError> {
         let path = path.as_ref();
-        let io = |source| TableFileError::Io {
+        let io = |error| TableFileError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let mut file = File::open(path).map_err(io)?;
         let actual_len = file.metadata().map_err(io)?.len();

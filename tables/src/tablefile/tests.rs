@@ -361,6 +361,48 @@ fn foreign_and_damaged_headers_are_refused() {
     assert!(err.to_string().contains("nope.tbl"));
 }
 
+/// An error and its sources as `anyhow`'s `{:#}` prints them: each message, then its
+/// source's, separated by ": ".
+fn full_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut next = err.source();
+    while let Some(e) = next {
+        out.push_str(": ");
+        out.push_str(&e.to_string());
+        next = e.source();
+    }
+    out
+}
+
+#[test]
+fn io_errors_say_what_the_system_said_once() {
+    let dir = TempDir::new("missing");
+    let missing = dir.0.join("absent.tbl");
+    let os = fs::File::open(&missing).unwrap_err().to_string();
+    let err = TableFile::open(&missing, "absent").unwrap_err();
+    let full = full_chain(&err);
+    assert_eq!(full.matches(&os).count(), 1, "{full}");
+    assert!(full.contains("absent.tbl"), "{full}");
+
+    // Writing under a path whose "directory" is a file fails the same way.
+    let blocker = dir.0.join("file");
+    fs::write(&blocker, b"x").unwrap();
+    let table = sample4(10);
+    let err = write_table(
+        &blocker.join("t.tbl"),
+        &TableMeta::for_packed4("t", &table),
+        table.as_bytes(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, TableFileError::Io { .. }), "{err:?}");
+    let full = full_chain(&err);
+    let os = match &err {
+        TableFileError::Io { error, .. } => error.to_string(),
+        _ => unreachable!(),
+    };
+    assert_eq!(full.matches(&os).count(), 1, "{full}");
+}
+
 #[test]
 fn write_refuses_bad_descriptions() {
     let dir = TempDir::new("badmeta");

@@ -44,7 +44,7 @@ pub fn write_table(
 
     let io = |p: &Path| {
         let p = p.to_path_buf();
-        move |source| TableFileError::Io { path: p, source }
+        move |error| TableFileError::Io { path: p, error }
     };
     let file_name = path.file_name().ok_or_else(|| {
         io(path)(io::Error::new(
@@ -80,10 +80,10 @@ pub fn write_table(
         drop(f);
         fs::rename(&tmp, path)
     })();
-    if let Err(source) = written {
+    if let Err(error) = written {
         // Best effort: the temporary file is useless now.
         let _ = fs::remove_file(&tmp);
-        return Err(TableFileError::Io { path: tmp, source });
+        return Err(TableFileError::Io { path: tmp, error });
     }
     // Make the rename durable. Some file systems refuse to sync a directory; the table is
     // complete either way, so that is not an error.
