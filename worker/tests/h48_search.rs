@@ -174,7 +174,7 @@ fn h48_superflip_is_twenty() {
         _ => h48_common::h0k4(),
     };
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
-    let r = solve_first(&solver, &c);
+    let r = solve_first(solver, &c);
     assert_eq!(r.solutions[0].len(), 20);
     assert!(r.optimal);
     assert_solves(&c, &r.solutions);
