@@ -27,7 +27,8 @@ const HEADER_SEED: u64 = u64::MAX;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableMeta {
     /// Name such as `h48h0k4`: 1 to 32 characters from `A-Z a-z 0-9 _ - .`; readers ask for
-    /// a table by this name, and [`table_path`] derives the file name from it.
+    /// a table by this name, and [`table_path`](super::table_path) derives the file name
+    /// from it.
     pub name: String,
     /// Number of entries.
     pub entries: u64,
