@@ -10,12 +10,15 @@
 use crate::moves::{Face, Move};
 
 /// `AFTER[f]`: bit mask over the 18 move indices of the moves that may follow a move of
-/// face `f` (`f` = 6: the start of a sequence, where every move may come).
+/// face `f` (`f` = [`START`]: the start of a sequence, where every move may come).
 pub const AFTER: [u32; 7] = after_masks();
+
+/// The index of [`AFTER`] for "no move yet": the start of a sequence.
+pub const START: usize = 6;
 
 const fn after_masks() -> [u32; 7] {
     let mut out = [0u32; 7];
-    out[6] = (1 << 18) - 1;
+    out[START] = (1 << 18) - 1;
     let mut f = 0;
     while f < 6 {
         let mut mask = 0u32;
@@ -37,7 +40,7 @@ const fn after_masks() -> [u32; 7] {
 /// Bit mask of the moves allowed after `last` (`None`: the start of a sequence).
 #[inline(always)]
 pub fn allowed_after(last: Option<Move>) -> u32 {
-    AFTER[last.map_or(6, Move::face_index)]
+    AFTER[last.map_or(START, Move::face_index)]
 }
 
 /// Bit mask of the moves allowed after a move of `face`.

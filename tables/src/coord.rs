@@ -234,7 +234,7 @@ impl SymCoord {
             let class = reps.len() as u32;
             reps.push(x);
             let mut mask = 0u64;
-            for s in 0..nsym {
+            for (s, &inv_s) in inv.iter().enumerate().take(nsym) {
                 let y = trans.get(s, x);
                 if y == x {
                     mask |= 1 << s;
@@ -242,7 +242,7 @@ impl SymCoord {
                 if class_of[y as usize] == u32::MAX {
                     class_of[y as usize] = class;
                     // conj(y, inv s) = x
-                    ttrep[y as usize] = inv[s];
+                    ttrep[y as usize] = inv_s;
                 }
             }
             selfsym.push(mask);

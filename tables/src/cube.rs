@@ -76,9 +76,7 @@ pub enum CubieError {
     #[error("an edge is flipped (edge orientations sum to 1 mod 2, not 0)")]
     FlippedEdge,
     /// Corner and edge permutation parities differ.
-    #[error(
-        "parity fault: corner and edge permutations have different parity (two pieces swapped)"
-    )]
+    #[error("corner and edge permutations have different parity (two pieces swapped)")]
     Parity,
 }
 
@@ -186,12 +184,12 @@ impl Cube {
             }
             seen |= 1 << p;
         }
-        let twist: u32 = (0..8).map(|i| self.corner_ori(i) as u32).sum();
-        if twist % 3 != 0 {
-            return Err(CubieError::TwistedCorner((twist % 3) as u8));
+        let twist = (0..8).map(|i| self.corner_ori(i) as u32).sum::<u32>() % 3;
+        if twist != 0 {
+            return Err(CubieError::TwistedCorner(twist as u8));
         }
-        let flip: u32 = (0..12).map(|i| self.edge_ori(i) as u32).sum();
-        if flip % 2 != 0 {
+        let flip = (0..12).map(|i| self.edge_ori(i) as u32).sum::<u32>() % 2;
+        if flip != 0 {
             return Err(CubieError::FlippedEdge);
         }
         if self.corner_parity() != self.edge_parity() {

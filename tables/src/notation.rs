@@ -58,7 +58,6 @@ fn parse_token(tok: &str) -> Result<Move, &'static str> {
 pub fn parse_moves(s: &str) -> Result<Vec<Move>, NotationError> {
     let mut out = Vec::new();
     let mut index = 0;
-    let mut char_pos = 0usize;
     let mut start: Option<(usize, usize)> = None; // (byte start, char start)
     let bytes_end = s.len();
     let push = |b0: usize, b1: usize, c0: usize, out: &mut Vec<Move>, index: &mut usize| {
@@ -77,7 +76,7 @@ pub fn parse_moves(s: &str) -> Result<Vec<Move>, NotationError> {
             }),
         }
     };
-    for (b, ch) in s.char_indices() {
+    for (char_pos, (b, ch)) in s.char_indices().enumerate() {
         if ch.is_whitespace() {
             if let Some((b0, c0)) = start.take() {
                 push(b0, b, c0, &mut out, &mut index)?;
@@ -85,7 +84,6 @@ pub fn parse_moves(s: &str) -> Result<Vec<Move>, NotationError> {
         } else if start.is_none() {
             start = Some((b, char_pos));
         }
-        char_pos += 1;
     }
     if let Some((b0, c0)) = start {
         push(b0, bytes_end, c0, &mut out, &mut index)?;

@@ -194,24 +194,10 @@ impl TableBytes {
         matches!(self._backing, Backing::Mapped(_))
     }
 
-    /// Hints the CPU to fetch the cache line holding byte `byte` (no effect on other
-    /// architectures, never faults).
+    /// Hints the CPU to fetch the cache line holding byte `byte` (see [`prefetch`]).
     #[inline(always)]
     fn prefetch_byte(&self, byte: usize) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // `wrapping_add` never has undefined behaviour, even out of bounds.
-            let p = self.ptr.as_ptr().wrapping_add(byte) as *const i8;
-            // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is only a hint: it
-            // never dereferences in the language sense and never faults, whatever `p` is.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(p)
-            };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = byte;
+        prefetch(self.as_slice(), byte)
     }
 }
 
@@ -222,6 +208,37 @@ impl std::fmt::Debug for TableBytes {
             .field("mapped", &self.is_mapped())
             .finish()
     }
+}
+
+/// Hints the CPU to load the cache line holding `data[i]` into every cache level, so a
+/// later read of it does not wait for memory. A hint only: no effect off x86_64, and `i`
+/// may be out of bounds (nothing is read, nothing faults). The one prefetch every table
+/// lookup and generator uses.
+#[inline(always)]
+pub fn prefetch<T>(data: &[T], i: usize) {
+    // `wrapping_add` keeps the address computation itself defined even out of bounds.
+    let p = data.as_ptr().wrapping_add(i);
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has (it is in the target's
+    // baseline features). A prefetch never dereferences its pointer in the language sense:
+    // it reads no value into the program, cannot fault on an invalid or unmapped address
+    // (the CPU drops the hint), and has no effect the program can observe but timing. So
+    // any address, in bounds or not, is sound.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// Entry `i` of a 4-bit table packed two to a byte, low nibble first (the [`Packed4`]
+/// layout): `(bytes[i / 2] >> 4 * (i % 2)) & 15`.
+///
+/// # Panics
+/// If `i / 2` is out of bounds.
+#[inline(always)]
+pub fn nibble(bytes: &[u8], i: u64) -> u8 {
+    (bytes[(i >> 1) as usize] >> ((i & 1) << 2)) & 0xf
 }
 
 /// Bytes needed for `entries` entries of `bits` bits, or `None` if that overflows.
@@ -269,7 +286,7 @@ impl Packed4 {
     /// If `index >= len()` (a caller bug: indices come from coordinates).
     #[inline(always)]
     pub fn get(&self, index: u64) -> u8 {
-        (self.bytes.as_slice()[(index >> 1) as usize] >> ((index & 1) << 2)) & 0xf
+        nibble(self.bytes.as_slice(), index)
     }
 
     /// Starts loading the cache line of entry `index` (a hint; no-op off x86_64).

@@ -88,7 +88,7 @@ mod tests {
         assert!(io.source().is_none());
         let t = Error::from(TableFileError::Io {
             path: "/t".into(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "gone"),
         });
         assert_eq!(t.to_string().matches("gone").count(), 1);
         assert!(t.source().is_none());

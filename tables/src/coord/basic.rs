@@ -42,8 +42,8 @@ pub fn perm_index(p: &[u8]) -> u32 {
 pub fn perm_from_index(mut x: u32, n: usize) -> Vec<u8> {
     // Digits: x = sum d_i * i! with 0 <= d_i <= i.
     let mut digits = vec![0u32; n];
-    for i in 1..n {
-        digits[i] = x % (i as u32 + 1);
+    for (i, d) in digits.iter_mut().enumerate().skip(1) {
+        *d = x % (i as u32 + 1);
         x /= i as u32 + 1;
     }
     let mut avail: Vec<u8> = (0..n as u8).collect();
@@ -137,7 +137,7 @@ fn slice_comb(c: &Cube) -> u32 {
 fn slice_positions(mut a: u32) -> [bool; 12] {
     let mut is_slice = [false; 12];
     let mut x = 4u32;
-    for j in 0..12 {
+    for (j, slot) in is_slice.iter_mut().enumerate() {
         if x == 0 {
             break;
         }
@@ -146,7 +146,7 @@ fn slice_positions(mut a: u32) -> [bool; 12] {
         let v = binom(11 - j as u32, x);
         if a >= v {
             a -= v;
-            is_slice[j] = true;
+            *slot = true;
             x -= 1;
         }
     }

@@ -28,7 +28,9 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use tables::canonical::can_follow;
 use tables::moves::MOVE_CUBES;
+use tables::packed::prefetch;
 use tables::progress::Progress;
 use tables::symmetry::symmetries;
 use tables::tablefile::{self, TableMeta};
@@ -157,7 +159,7 @@ impl Gen<'_> {
     /// move the children's entries are prefetched before they are lowered.
     fn walk(&self, c: &Cube, d: u8, left: u8, last: Option<Move>) {
         let allowed = |m: Move| match last {
-            Some(l) => super::search::can_follow(l, m),
+            Some(l) => can_follow(l, m),
             None => true,
         };
         if left > 1 {
@@ -185,7 +187,8 @@ impl Gen<'_> {
                 continue;
             }
             let i = self.index(&n, class, (w >> 12 & 63) as usize);
-            prefetch(&self.words[(i >> 5) as usize]);
+            // Its word will be written soon: start loading its cache line now.
+            prefetch(&self.words, (i >> 5) as usize);
             idx[k] = i;
             k += 1;
         }
@@ -193,20 +196,6 @@ impl Gen<'_> {
             self.lower(i, v);
         }
     }
-}
-
-/// Hints the CPU to load the cache line of `w` (for writing soon).
-#[inline(always)]
-fn prefetch(w: &AtomicU64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint and never faults; `w` is a valid reference.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            w as *const AtomicU64 as *const i8,
-        )
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = w;
 }
 
 /// Generates the 2-bit table with `eo_bits` = N (0..=11) and base `base` (at least

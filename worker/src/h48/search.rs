@@ -37,9 +37,13 @@ use super::cocsep::Cocsep;
 use super::coords::{Coords, ESEP};
 use crate::StopToken;
 use proto::Stop;
+use tables::canonical::{allowed_after, AFTER, START};
 use tables::moves::MOVE_CUBES;
 use tables::packed::{Packed2, Packed4};
 use tables::{Cube, Move};
+
+/// The canonical-move rule, [`tables::canonical`]'s (kept here for existing callers).
+pub use tables::canonical::{can_follow, is_canonical};
 
 /// A pruning table as the search reads it.
 pub trait Lookup: Sync + Send {
@@ -180,64 +184,31 @@ impl<L: Lookup> Pruner<L> {
     }
 }
 
-/// `CAN_FOLLOW[p][m]` as a mask over `m`: may move `m` come right after move `p - 1`
-/// (`p = 0`: nothing before)?
-const fn follow_masks() -> [u32; 19] {
-    let mut out = [0u32; 19];
-    out[0] = (1 << 18) - 1;
-    let mut p = 0;
-    while p < 18 {
+/// `PRECEDE[f]`: bit mask of the moves that may come right before a move of face `f` in
+/// a canonical sequence (`f` = [`START`]: no move after it yet, so every move), derived
+/// from the rule's [`AFTER`] masks. The search grows solutions from both ends: a back
+/// move is prepended to the moves already at the back.
+const PRECEDE: [u32; 7] = {
+    let mut out = [0u32; 7];
+    out[START] = (1 << 18) - 1;
+    let mut f = 0;
+    while f < 6 {
         let mut mask = 0u32;
         let mut m = 0;
         while m < 18 {
-            let (fp, fm) = (p / 3, m / 3);
-            if fp != fm && !(fp % 3 == fm % 3 && fp > fm) {
+            if AFTER[m / 3] & (1 << (3 * f)) != 0 {
                 mask |= 1 << m;
             }
             m += 1;
         }
-        out[p + 1] = mask;
-        p += 1;
+        out[f] = mask;
+        f += 1;
     }
     out
-}
+};
 
-/// `CAN_PRECEDE[f][m]` as a mask over `m`: may move `m` come right before move `f - 1`?
-const fn precede_masks() -> [u32; 19] {
-    let f = follow_masks();
-    let mut out = [0u32; 19];
-    out[0] = (1 << 18) - 1;
-    let mut q = 0;
-    while q < 18 {
-        let mut mask = 0u32;
-        let mut m = 0;
-        while m < 18 {
-            if f[m + 1] & (1 << q) != 0 {
-                mask |= 1 << m;
-            }
-            m += 1;
-        }
-        out[q + 1] = mask;
-        q += 1;
-    }
-    out
-}
-
-static FOLLOW: [u32; 19] = follow_masks();
-static PRECEDE: [u32; 19] = precede_masks();
 /// The 12 quarter turns.
 const QUARTER: u32 = 0b101_101_101_101_101_101;
-
-/// Is `b` allowed right after `a` in a canonical sequence?
-#[inline]
-pub fn can_follow(a: Move, b: Move) -> bool {
-    FOLLOW[a.index() + 1] & (1 << b.index()) != 0
-}
-
-/// Whether a move sequence is canonical.
-pub fn is_canonical(moves: &[Move]) -> bool {
-    moves.windows(2).all(|w| can_follow(w[0], w[1]))
-}
 
 /// An estimate of a child, resolved one memory step at a time.
 #[derive(Clone, Copy)]
@@ -615,7 +586,7 @@ impl<'a> Lane<'a> {
         if hn.max(hi) > r {
             return false;
         }
-        let mf = FOLLOW[prefix.last().map_or(0, |m| m.index() + 1)];
+        let mf = allowed_after(prefix.last().copied());
         expand(
             p,
             st,
@@ -626,7 +597,7 @@ impl<'a> Lane<'a> {
             hi,
             r,
             mf,
-            PRECEDE[0],
+            PRECEDE[START],
             0,
         );
         self.top = 1;
@@ -709,11 +680,11 @@ impl<'a> Lane<'a> {
             let (mf, mb, via) = if k.back {
                 st.back[st.nb] = k.m;
                 st.nb += 1;
-                (f.mf, PRECEDE[k.m.index() + 1], 2)
+                (f.mf, PRECEDE[k.m.face_index()], 2)
             } else {
                 st.front[st.nf] = k.m;
                 st.nf += 1;
-                (FOLLOW[k.m.index() + 1], f.mb, 1)
+                (AFTER[k.m.face_index()], f.mb, 1)
             };
             let fetched = expand(
                 p,
@@ -738,23 +709,24 @@ impl<'a> Lane<'a> {
 }
 
 impl Path<'_> {
-    /// `FOLLOW`/`PRECEDE` row of the last front move (0: none).
+    /// `AFTER`/`PRECEDE` row of the last front move: its face ([`START`]: none).
     #[inline(always)]
     fn last_front(&self) -> usize {
         if self.nf > 0 {
-            self.front[self.nf - 1].index() + 1
+            self.front[self.nf - 1].face_index()
         } else {
-            0
+            START
         }
     }
 
-    /// `FOLLOW`/`PRECEDE` row of the first back move, the last one made (0: none).
+    /// `AFTER`/`PRECEDE` row of the first back move, the last one made: its face
+    /// ([`START`]: none).
     #[inline(always)]
     fn first_back(&self) -> usize {
         if self.nb > 0 {
-            self.back[self.nb - 1].index() + 1
+            self.back[self.nb - 1].face_index()
         } else {
-            0
+            START
         }
     }
 
@@ -826,7 +798,7 @@ fn expand<L: Lookup>(
     if r == 1 {
         // The move also meets the other half.
         allowed &= if back {
-            FOLLOW[st.last_front()]
+            AFTER[st.last_front()]
         } else {
             PRECEDE[st.first_back()]
         };
@@ -986,5 +958,16 @@ mod tests {
             .filter(|s| is_canonical(s))
             .count();
         assert_eq!(two, 243);
+    }
+
+    #[test]
+    fn precede_is_the_canonical_rule_read_backwards() {
+        for a in Move::ALL {
+            for b in Move::ALL {
+                let before = PRECEDE[b.face_index()] & (1 << a.index()) != 0;
+                assert_eq!(before, can_follow(a, b), "{a} {b}");
+            }
+            assert_ne!(PRECEDE[START] & (1 << a.index()), 0);
+        }
     }
 }

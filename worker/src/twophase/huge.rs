@@ -1,7 +1,8 @@
 //! The two-phase tables' 4-bit view over a mapped table or its huge-page copy
-//! ([`tables::huge::HugeArray`]), and a prefetch hint.
+//! ([`tables::huge::HugeArray`]).
 
 use tables::huge::HugeArray;
+use tables::packed::{nibble, prefetch};
 
 /// A 4-bit table (entry `i` in byte `i / 2`, low nibble first), read either from its
 /// memory map or from a private huge-page copy.
@@ -31,13 +32,13 @@ impl Nibbles {
     /// Entry `i`.
     #[inline(always)]
     pub(crate) fn get(&self, i: u64) -> u8 {
-        (self.bytes()[(i >> 1) as usize] >> ((i & 1) << 2)) & 15
+        nibble(self.bytes(), i)
     }
 
     /// Starts loading the cache line of entry `i` (a hint).
     #[inline(always)]
     pub(crate) fn prefetch(&self, i: u64) {
-        prefetch(self.bytes(), (i >> 1) as usize);
+        prefetch(self.bytes(), (i >> 1) as usize)
     }
 
     /// Whether the entries are read from a private huge-page copy.
@@ -53,19 +54,4 @@ impl std::fmt::Debug for Nibbles {
             .field("copy", &self.copy.is_some())
             .finish()
     }
-}
-
-/// Hints the CPU to load `data[i]` (no effect off x86_64; never faults).
-#[inline(always)]
-pub(crate) fn prefetch<T>(data: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let p = data.as_ptr().wrapping_add(i) as *const i8;
-        // SAFETY: a prefetch is only a hint: it never faults, whatever the address
-        // (`wrapping_add` keeps the pointer arithmetic itself defined).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, i);
 }

@@ -39,6 +39,7 @@
 use super::tables::{TwoPhaseTables, PHASE2_MOVES};
 use super::{Goal, Stop};
 use crate::StopToken;
+use ::tables::canonical::{AFTER, START};
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
@@ -46,45 +47,19 @@ use ::tables::{symmetries, Cube, Move};
 /// Deepest path either phase can hold (`max_length` is at most 30).
 const MAX_PATH: usize = 32;
 
-/// "No previous move": index 6 of [`ALLOWED`].
-pub(crate) const NO_FACE: usize = 6;
-
-/// `ALLOWED[f]`: bit mask of the moves that may follow a move of face `f` in a canonical
-/// sequence (not face `f`, and not the opposite face when its index is smaller);
-/// `ALLOWED[6]` allows everything.
-pub(crate) const ALLOWED: [u32; 7] = {
-    let mut a = [0u32; 7];
-    let mut f = 0;
-    while f < 6 {
-        let mut mask = 0u32;
-        let mut m = 0;
-        while m < 18 {
-            let g = m / 3;
-            let forbidden = g == f || (g % 3 == f % 3 && g < f);
-            if !forbidden {
-                mask |= 1 << m;
-            }
-            m += 1;
-        }
-        a[f] = mask;
-        f += 1;
-    }
-    a[6] = (1 << 18) - 1;
-    a
-};
-
 /// Moves a phase-1 solution may end with: R, R', F, F', L, L', B, B'.
 const LAST_PHASE1: u32 =
     (1 << 3) | (1 << 5) | (1 << 6) | (1 << 8) | (1 << 12) | (1 << 14) | (1 << 15) | (1 << 17);
 
-/// `P2_ALLOWED[f]`: [`ALLOWED`] translated to bit masks over the ten phase-2 moves.
+/// `P2_ALLOWED[f]`: the canonical rule's [`AFTER`] masks translated to bit masks over the
+/// ten phase-2 moves.
 const P2_ALLOWED: [u16; 7] = {
     let mut a = [0u16; 7];
     let mut f = 0;
     while f < 7 {
         let mut k = 0;
         while k < 10 {
-            if ALLOWED[f] & (1 << PHASE2_MOVES[k]) != 0 {
+            if AFTER[f] & (1 << PHASE2_MOVES[k]) != 0 {
                 a[f] |= 1 << k;
             }
             k += 1;
@@ -225,7 +200,7 @@ fn add_directions(
         _ => {
             for &a in &PREMOVES {
                 for &b in &PREMOVES {
-                    if ALLOWED[a as usize / 3] & (1 << b) != 0 {
+                    if AFTER[a as usize / 3] & (1 << b) != 0 {
                         seqs.push([a, b]);
                     }
                 }
@@ -458,11 +433,11 @@ impl Searcher<'_> {
     fn start(&mut self, lane: &mut Lane, togo: u8) {
         let d = lane.dir;
         match togo {
-            0 => self.probe(lane, 0, NO_FACE),
-            1 => self.phase1_last(lane, d.flip, d.slice, d.twist, 0, NO_FACE),
-            2 => self.phase1_two(lane, d.flip, d.slice, d.twist, 0, NO_FACE),
+            0 => self.probe(lane, 0, START),
+            1 => self.phase1_last(lane, d.flip, d.slice, d.twist, 0, START),
+            2 => self.phase1_two(lane, d.flip, d.slice, d.twist, 0, START),
             _ => {
-                self.expand(lane, 0, d.flip, d.slice, d.twist, togo, NO_FACE);
+                self.expand(lane, 0, d.flip, d.slice, d.twist, togo, START);
                 lane.top = 1;
             }
         }
@@ -485,7 +460,7 @@ impl Searcher<'_> {
     ) {
         let t = self.t;
         let f = &mut lane.frames[depth];
-        let mut mask = ALLOWED[last];
+        let mut mask = AFTER[last];
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
         let mut n = 0;
         while mask != 0 {
@@ -503,7 +478,7 @@ impl Searcher<'_> {
             f.kids[n] = (m as u8, nf, ns, nt, idx);
             n += 1;
         }
-        self.nodes += u64::from(ALLOWED[last].count_ones());
+        self.nodes += u64::from(AFTER[last].count_ones());
         f.n = n as u8;
         f.next = 0;
         f.depth = depth as u8;
@@ -579,14 +554,14 @@ impl Searcher<'_> {
         last: usize,
     ) {
         let t = self.t;
-        let mut mask = ALLOWED[last];
+        let mut mask = AFTER[last];
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
         while mask != 0 {
             let m = mask.trailing_zeros() as usize;
             mask &= mask - 1;
             let nt = t.twist_move[tr + m];
             let row = &t.twist_move[nt as usize * 18..nt as usize * 18 + 18];
-            let mut quarters = ALLOWED[m / 3] & LAST_PHASE1;
+            let mut quarters = AFTER[m / 3] & LAST_PHASE1;
             let mut any = false;
             while quarters != 0 {
                 let q = quarters.trailing_zeros() as usize;
@@ -628,7 +603,7 @@ impl Searcher<'_> {
         last: usize,
     ) {
         let t = self.t;
-        let mut mask = ALLOWED[last] & LAST_PHASE1;
+        let mut mask = AFTER[last] & LAST_PHASE1;
         let (fr, sr, tr) = (flip as usize * 18, slice as usize * 18, twist as usize * 18);
         while mask != 0 {
             let m = mask.trailing_zeros() as usize;
@@ -790,10 +765,10 @@ mod tests {
         // After R: not R again; L may follow R (R before L), but R may not follow L.
         let r = 1;
         let l = 4;
-        assert_eq!(ALLOWED[r] & (7 << (3 * r)), 0);
-        assert_ne!(ALLOWED[r] & (7 << (3 * l)), 0);
-        assert_eq!(ALLOWED[l] & (7 << (3 * r)), 0);
-        assert_eq!(ALLOWED[NO_FACE].count_ones(), 18);
+        assert_eq!(AFTER[r] & (7 << (3 * r)), 0);
+        assert_ne!(AFTER[r] & (7 << (3 * l)), 0);
+        assert_eq!(AFTER[l] & (7 << (3 * r)), 0);
+        assert_eq!(AFTER[START].count_ones(), 18);
         // Phase 2 after a quarter turn of R: U, D and every half turn but R2.
         assert_eq!(P2_ALLOWED[r].count_ones(), 9);
         assert_eq!(LAST_PHASE1.count_ones(), 8);
@@ -812,7 +787,7 @@ mod tests {
             if seq.len() == len {
                 return;
             }
-            let mut mask = ALLOWED[last];
+            let mut mask = AFTER[last];
             while mask != 0 {
                 let m = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -821,7 +796,7 @@ mod tests {
                 seq.pop();
             }
         }
-        walk(Cube::SOLVED, 4, NO_FACE, &mut Vec::new());
+        walk(Cube::SOLVED, 4, START, &mut Vec::new());
     }
 
     #[test]

@@ -6,9 +6,10 @@
 //! table lookups; for a scramble of a few moves it finds an optimal solution in
 //! microseconds.
 
-use super::search::{Limits, ALLOWED, NO_FACE};
+use super::search::Limits;
 use super::tables::TwoPhaseTables;
 use super::Stop;
+use ::tables::canonical::{AFTER, START};
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
@@ -80,7 +81,7 @@ pub(crate) fn search(
     let h = s.bound(&coords);
     let mut lower_bound = h;
     for depth in h..=max_depth {
-        s.dfs(*cube, &coords, 0, depth, NO_FACE);
+        s.dfs(*cube, &coords, 0, depth, START);
         if !s.solutions.is_empty() || s.stop.is_some() {
             break;
         }
@@ -119,7 +120,7 @@ impl Short<'_> {
             return;
         }
         let t = self.t;
-        let mut mask = ALLOWED[last];
+        let mut mask = AFTER[last];
         while mask != 0 {
             let m = mask.trailing_zeros() as usize;
             mask &= mask - 1;

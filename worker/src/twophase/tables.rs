@@ -34,7 +34,7 @@ use crate::Error;
 use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
 use ::tables::coord::{Composite, Coord, MoveTable, SymComposite, SymCoord, TransformTable};
-use ::tables::packed::Packed4;
+use ::tables::packed::{nibble, Packed4};
 use ::tables::tablefile::{table_path, write_table, TableFile, TableFileError, TableMeta};
 use ::tables::{Cube, Move, NSYM_UD};
 use rayon::prelude::*;
@@ -382,7 +382,7 @@ impl TwoPhaseTables {
     #[inline(always)]
     pub(crate) fn p1_cheap(&self, ss: usize, t: usize) -> u8 {
         let a = (ss >> 4) * N_TWIST + t;
-        (self.slice_twist[a >> 1] >> ((a & 1) << 2)) & 15
+        nibble(&self.slice_twist, a as u64)
     }
 
     /// Index into `cs_prune` of a corner permutation's `cpsym` entry and a slice4
