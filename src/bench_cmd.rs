@@ -111,9 +111,12 @@ fn optimal(
     let mut positions: Vec<(String, tables::Position)> = Vec::new();
     match file {
         Some(f) => {
-            let text = std::fs::read_to_string(f)
-                .with_context(|| format!("reading {}", f.display()))?;
-            for line in text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+            let text =
+                std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+            for line in text
+                .lines()
+                .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            {
                 let moves = line.split('|').next().unwrap_or("").trim();
                 let p = tables::Position::parse(moves).with_context(|| format!("{moves:?}"))?;
                 positions.push((moves.to_string(), p));
@@ -156,9 +159,15 @@ fn optimal(
         )?;
         let secs = t.elapsed().as_secs_f64();
         let rec = got.context("no record")?;
-        let s = rec.outcome.map_err(|e| anyhow::anyhow!("position {}: {e}", i + 1))?;
+        let s = rec
+            .outcome
+            .map_err(|e| anyhow::anyhow!("position {}: {e}", i + 1))?;
         let sol = s.solutions.first().context("no solution")?;
-        anyhow::ensure!(p.is_solved_by(sol) && s.optimal, "position {}: bad answer", i + 1);
+        anyhow::ensure!(
+            p.is_solved_by(sol) && s.optimal,
+            "position {}: bad answer",
+            i + 1
+        );
         total_s += secs;
         total_nodes += s.nodes;
         println!(

@@ -35,17 +35,27 @@ pub const LOCAL: ExecutorId = ExecutorId(1);
 
 /// An executor pool of one in-process executor with `threads` threads over `engine`.
 pub fn executors(engine: Engine, threads: usize) -> anyhow::Result<Executors> {
+    executor_pool(engine, 1, threads)
+}
+
+/// An executor pool of `count` in-process executors of `threads` threads each, all over
+/// `engine` (one copy of its tables), ids 1, 2, ….
+pub fn executor_pool(engine: Engine, count: usize, threads: usize) -> anyhow::Result<Executors> {
     let mut engines = Engines::default();
     engines.insert(engine);
+    let engines = Arc::new(engines);
     let (tx, events) = mpsc::channel::<Event>();
-    let results = tx.clone();
-    let sink: worker::ResultSink = Arc::new(move |r| {
-        let _ = results.send(Event::Executor(ExecutorEvent::Result(LOCAL, r)));
-    });
-    let exec = worker::Executor::new(threads.max(1), Arc::new(engines), sink)
-        .context("starting the solver threads")?;
     let mut map: BTreeMap<ExecutorId, Box<dyn Executor>> = BTreeMap::new();
-    map.insert(LOCAL, Box::new(Local(Arc::new(exec))));
+    for k in 0..count.max(1) {
+        let id = ExecutorId(LOCAL.0 + k as u64);
+        let results = tx.clone();
+        let sink: worker::ResultSink = Arc::new(move |r| {
+            let _ = results.send(Event::Executor(ExecutorEvent::Result(id, r)));
+        });
+        let exec = worker::Executor::new(threads.max(1), Arc::clone(&engines), sink)
+            .context("starting the solver threads")?;
+        map.insert(id, Box::new(Local(Arc::new(exec))));
+    }
     Ok(Executors {
         executors: map,
         tx,
@@ -93,4 +103,102 @@ pub fn open_engine(dir: &Path, table: &str, progress: bool) -> anyhow::Result<En
     }
     worker::catalog::open(dir, table, TableMemory::default())
         .with_context(|| format!("opening table {table}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coordinator::Source;
+    use proto::{Method, Settings};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts the jobs an executor received.
+    struct Counting(Box<dyn Executor>, Arc<AtomicUsize>);
+
+    impl Executor for Counting {
+        fn capacity(&self) -> usize {
+            self.0.capacity()
+        }
+        fn tables(&self) -> Vec<String> {
+            self.0.tables()
+        }
+        fn submit(&self, job: Job) {
+            self.1.fetch_add(1, Ordering::Relaxed);
+            self.0.submit(job)
+        }
+        fn cancel(&self, job: JobId) {
+            self.0.cancel(job)
+        }
+    }
+
+    /// Known-length positions solved through the coordinator, each split over two
+    /// executors, come back at exactly their length, proved optimal, verified.
+    #[test]
+    fn known_lengths_split_over_two_executors_keep_their_proofs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tables");
+        std::fs::create_dir_all(&dir).unwrap();
+        if !worker::catalog::find("h48h0k4").unwrap().present(&dir) {
+            worker::catalog::build(&dir, "h48h0k4", false).unwrap();
+        }
+        let engine = open_engine(&dir, "h48h0k4", false).unwrap();
+        let mut pool = executor_pool(engine, 2, 1).unwrap();
+        let counts = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
+        let ids: Vec<ExecutorId> = pool.executors.keys().copied().collect();
+        for (id, n) in ids.iter().zip(&counts) {
+            let inner = pool.executors.remove(id).unwrap();
+            pool.executors
+                .insert(*id, Box::new(Counting(inner, Arc::clone(n))));
+        }
+        let known = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("worker/tests/data/known_optimal.txt"),
+        )
+        .unwrap();
+        let cases: Vec<(usize, String)> = known
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .take(2)
+            .map(|l| {
+                let (n, s) = l.split_once('|').unwrap();
+                (n.trim().parse().unwrap(), s.trim().to_string())
+            })
+            .collect();
+        let input = cases
+            .iter()
+            .map(|c| c.1.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut records = Vec::new();
+        let settings = Settings {
+            method: Method::Optimal,
+            ..Settings::default()
+        };
+        coordinator::run(
+            coordinator::Config::default(),
+            &pool,
+            settings,
+            "h48h0k4".into(),
+            Source::Lines(input.as_bytes()),
+            &mut |r| {
+                records.push(r);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(records.len(), cases.len());
+        for (r, (len, scramble)) in records.iter().zip(&cases) {
+            let s = r.outcome.as_ref().unwrap();
+            let p = tables::Position::parse(scramble).unwrap();
+            assert_eq!(s.solutions.len(), 1);
+            assert_eq!(s.solutions[0].len(), *len, "{scramble}");
+            assert!(s.optimal);
+            assert_eq!(s.depth_exhausted, Some(*len as u8 - 1));
+            assert!(p.is_solved_by(&s.solutions[0]));
+        }
+        for n in &counts {
+            assert!(
+                n.load(Ordering::Relaxed) > 4,
+                "both executors got subtree jobs"
+            );
+        }
+    }
 }

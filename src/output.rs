@@ -52,7 +52,11 @@ impl Record {
                     Some(n) if s.solutions.is_empty() => Err(n),
                     note => Ok(Solved {
                         lengths: s.solutions.iter().map(Vec::len).collect(),
-                        solutions: s.solutions.iter().map(|m| tables::format_moves(m)).collect(),
+                        solutions: s
+                            .solutions
+                            .iter()
+                            .map(|m| tables::format_moves(m))
+                            .collect(),
                         optimal: s.optimal,
                         nodes: s.nodes,
                         millis: s.micros as f64 / 1e3,

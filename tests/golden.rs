@@ -132,10 +132,14 @@ fn solve_prints_what_it_printed_before_the_coordinator() {
             .parse()
             .unwrap();
         if normalise(&out, optimal) != normalise(&want_out, optimal) {
-            failures.push(format!("{name}: stdout\n--- got\n{out}--- want\n{want_out}"));
+            failures.push(format!(
+                "{name}: stdout\n--- got\n{out}--- want\n{want_out}"
+            ));
         }
         if err != want_err {
-            failures.push(format!("{name}: stderr\n--- got\n{err}--- want\n{want_err}"));
+            failures.push(format!(
+                "{name}: stderr\n--- got\n{err}--- want\n{want_err}"
+            ));
         }
         if code != want_code {
             failures.push(format!("{name}: exit code {code}, want {want_code}"));

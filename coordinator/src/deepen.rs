@@ -251,7 +251,10 @@ impl Deep {
         for i in order {
             acc += count(i as usize);
             cur.push(i);
-            if (total > 0 && acc >= target.max(1)) || cur.len() >= per_job * 2 || total == 0 && cur.len() >= per_job {
+            if (total > 0 && acc >= target.max(1))
+                || cur.len() >= per_job * 2
+                || total == 0 && cur.len() >= per_job
+            {
                 groups.push(std::mem::take(&mut cur));
                 acc = 0;
             }

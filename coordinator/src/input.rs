@@ -131,7 +131,10 @@ mod tests {
             true
         })
         .unwrap();
-        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), vec![3, 4, 5]);
+        assert_eq!(
+            got.iter().map(|l| l.line).collect::<Vec<_>>(),
+            vec![3, 4, 5]
+        );
         assert_eq!(got[0].input, "R U");
         assert!(got[0].parsed.is_ok());
         assert!(matches!(got[1].parsed, Err(RecordError::NotUtf8)));

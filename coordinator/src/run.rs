@@ -136,7 +136,9 @@ pub fn run<R: BufRead + Send>(
                 Err(e) => Event::InputError(e),
             });
         });
-        let r = drive(&mut sched, req, executors, events, &now, &win, sink, &mut stats);
+        let r = drive(
+            &mut sched, req, executors, events, &now, &win, sink, &mut stats,
+        );
         win.close();
         r
     });
@@ -194,11 +196,9 @@ fn drive(
         if sched.is_stalled(req) {
             return Err(RunError::NoExecutorForTable(sched.table_of(req)));
         }
-        let wait = sched
-            .next_deadline()
-            .map_or(Duration::from_secs(1), |d| {
-                Duration::from_micros(d.saturating_sub(now()))
-            });
+        let wait = sched.next_deadline().map_or(Duration::from_secs(1), |d| {
+            Duration::from_micros(d.saturating_sub(now()))
+        });
         let first = match events.recv_timeout(wait) {
             Ok(ev) => ev,
             Err(RecvTimeoutError::Timeout) => continue,

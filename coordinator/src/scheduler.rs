@@ -693,7 +693,11 @@ impl Scheduler {
                 let Some((prio, id)) = self.queue.best_for(&e.tables) else {
                     continue;
                 };
-                let table = self.jobs.get(&id).map(|j| j.table.clone()).unwrap_or_default();
+                let table = self
+                    .jobs
+                    .get(&id)
+                    .map(|j| j.table.clone())
+                    .unwrap_or_default();
                 self.queue.remove(&table, prio, id);
                 if let Some(job) = self.materialise(id, exec) {
                     self.actions.push(Action::Dispatch { to: exec, job });
@@ -865,7 +869,12 @@ impl Scheduler {
 
     /// Makes the subtree jobs of `depth` for a split position.
     fn make_depth_jobs(&mut self, key: PosKey, depth: u8) {
-        let slots: usize = self.executors.values().map(|e| e.capacity).sum::<usize>().max(1);
+        let slots: usize = self
+            .executors
+            .values()
+            .map(|e| e.capacity)
+            .sum::<usize>()
+            .max(1);
         let groups = {
             let prefixes = Arc::clone(&self.prefixes);
             let cfg = self.cfg.clone();
@@ -896,11 +905,10 @@ impl Scheduler {
         for (&req, r) in &self.requests {
             for (&seq, p) in &r.positions {
                 let Some(deep) = &p.deep else { continue };
-                let queued = p.jobs.iter().any(|id| {
-                    self.jobs
-                        .get(id)
-                        .is_some_and(|j| j.lease.is_none())
-                });
+                let queued = p
+                    .jobs
+                    .iter()
+                    .any(|id| self.jobs.get(id).is_some_and(|j| j.lease.is_none()));
                 if !queued {
                     if let Some(d) = deep.early_candidate(&r.settings) {
                         keys.push((PosKey { req, seq }, d));
@@ -949,7 +957,10 @@ impl Scheduler {
                 self.queue.remove(&j.table, j.prio, id);
                 if let Some(l) = j.lease {
                     self.free_slot(l.exec, id);
-                    self.actions.push(Action::Cancel { on: l.exec, job: id });
+                    self.actions.push(Action::Cancel {
+                        on: l.exec,
+                        job: id,
+                    });
                 }
             }
         }

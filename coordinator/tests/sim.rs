@@ -105,7 +105,11 @@ fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
                         nodes: h % 500,
                         lookups: 0,
                         micros: 5,
-                        stop: if found { Stop::Completed } else { Stop::Exhausted },
+                        stop: if found {
+                            Stop::Completed
+                        } else {
+                            Stop::Exhausted
+                        },
                     }
                 })
                 .collect(),
@@ -444,7 +448,14 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
     let alive: Vec<String> = execs
         .iter()
         .filter(|(_, e)| e.health != Health::Dead)
-        .map(|(id, e)| format!("{id:?} {:?} table={} running={}", e.health, e.has_table, e.running.len()))
+        .map(|(id, e)| {
+            format!(
+                "{id:?} {:?} table={} running={}",
+                e.health,
+                e.has_table,
+                e.running.len()
+            )
+        })
         .collect();
     Err(format!(
         "did not finish: {} of {} records; {:?}; jobs (running, queued) {:?}; executors {alive:?}",
@@ -483,7 +494,9 @@ fn check_seed(seed: u64) -> Result<(), String> {
     );
     for (x, y) in a.iter().zip(&b) {
         if x != y {
-            return Err(format!("records differ:\n  fault-free: {x}\n  faulty:     {y}"));
+            return Err(format!(
+                "records differ:\n  fault-free: {x}\n  faulty:     {y}"
+            ));
         }
     }
     // The reference itself must be right: optimal solutions at the true distance.
@@ -495,9 +508,16 @@ fn check_seed(seed: u64) -> Result<(), String> {
                 let t = truth(&p, sc.all_mode, &prefixes);
                 let lens: BTreeSet<usize> = s.solutions.iter().map(Vec::len).collect();
                 if lens != BTreeSet::from([t.distance as usize]) {
-                    return Err(format!("line {}: lengths {lens:?}, distance {}", r.line, t.distance));
+                    return Err(format!(
+                        "line {}: lengths {lens:?}, distance {}",
+                        r.line, t.distance
+                    ));
                 }
-                let want = if sc.all_mode && t.distance >= 12 { 2 } else { 1 };
+                let want = if sc.all_mode && t.distance >= 12 {
+                    2
+                } else {
+                    1
+                };
                 let distinct: BTreeSet<_> = t.at_distance.iter().collect();
                 let want = want.min(if t.distance >= 12 { distinct.len() } else { 1 });
                 if s.solutions.len() != want {
@@ -556,7 +576,12 @@ fn a_job_whose_executor_dies_is_sent_again_with_the_next_attempt() {
         TABLE.into(),
     );
     s.add_executor(ExecutorId(1), 1, vec![TABLE.into()]);
-    s.push_line(req, 1, "R".into(), Position::parse("R").map_err(RecordError::Parse));
+    s.push_line(
+        req,
+        1,
+        "R".into(),
+        Position::parse("R").map_err(RecordError::Parse),
+    );
     s.end_input(req);
     let first = s.take_actions();
     let Some(Action::Dispatch { job, .. }) = first.first() else {

@@ -76,7 +76,9 @@ pub enum CubieError {
     #[error("an edge is flipped (edge orientations sum to 1 mod 2, not 0)")]
     FlippedEdge,
     /// Corner and edge permutation parities differ.
-    #[error("corner and edge permutations have different parity (two pieces swapped)")]
+    #[error(
+        "parity fault: corner and edge permutations have different parity (two pieces swapped)"
+    )]
     Parity,
 }
 

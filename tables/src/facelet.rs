@@ -164,7 +164,9 @@ pub enum FaceletError {
     #[error("an edge is flipped: edge orientations sum to 1 mod 2, not 0")]
     FlippedEdge,
     /// Corner and edge permutations of different parity (two pieces swapped).
-    #[error("corner and edge permutations have different parity (two pieces are swapped)")]
+    #[error(
+        "parity fault: corner and edge permutations have different parity (two pieces are swapped)"
+    )]
     Parity,
 }
 

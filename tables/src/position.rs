@@ -97,7 +97,11 @@ mod tests {
         let e = Position::parse(&s).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains("parity"), "{msg}");
-        assert_eq!(msg.matches("parity").count(), 1, "said once: {msg}");
+        assert_eq!(
+            msg.matches("different parity").count(),
+            1,
+            "said once: {msg}"
+        );
         assert!(std::error::Error::source(&e).is_none());
     }
 
