@@ -48,10 +48,7 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
     match action {
         TablesAction::List => {
             println!("tables directory: {}", dir.display());
-            println!(
-                "{:<16} {:>10} {:>14}  {}",
-                "name", "status", "size", "entries"
-            );
+            println!("{:<16} {:>10} {:>14}  entries", "name", "status", "size");
             for name in known_tables() {
                 let path = table_path(dir, &name);
                 let (status, size, entries) = match TableFile::open(&path, &name) {
