@@ -94,7 +94,14 @@ fn solve_prints_what_it_printed_before_the_coordinator() {
     let dir = root().join("tests").join("golden");
     let input = dir.join("input.txt");
     // The tables first, so that no case prints a "building" message.
-    for t in ["h48h0k4", "twophase"] {
+    let sets: [(&str, &[&str]); 2] = [
+        ("h48h0k4", &["h48h0k4.tbl", "cocsep.tbl"]),
+        ("twophase", &["twophase-fsym.tbl", "twophase-p1.tbl", "twophase-p2.tbl"]),
+    ];
+    for (t, files) in sets {
+        if files.iter().all(|f| tables_dir().join(f).exists()) {
+            continue;
+        }
         let o = cubeswarm(&["tables".into(), "build".into(), t.into()]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
