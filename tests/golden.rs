@@ -96,7 +96,10 @@ fn solve_prints_what_it_printed_before_the_coordinator() {
     // The tables first, so that no case prints a "building" message.
     let sets: [(&str, &[&str]); 2] = [
         ("h48h0k4", &["h48h0k4.tbl", "cocsep.tbl"]),
-        ("twophase", &["twophase-fsym.tbl", "twophase-p1.tbl", "twophase-p2.tbl"]),
+        (
+            "twophase",
+            &["twophase-fsym.tbl", "twophase-p1.tbl", "twophase-p2.tbl"],
+        ),
     ];
     for (t, files) in sets {
         if files.iter().all(|f| tables_dir().join(f).exists()) {
