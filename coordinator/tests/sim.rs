@@ -324,7 +324,7 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
     let mut records: Vec<Record> = Vec::new();
     // Answers in flight: (deliver at, executor, result).
     let mut mail: Vec<(u64, ExecutorId, JobResult)> = Vec::new();
-    for step in 0..100_000u64 {
+    for _ in 0..100_000u64 {
         // Feed a few lines.
         if fed < input.lines.len() {
             let k = 1 + rng.below(4) as usize;
@@ -443,7 +443,6 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         if !healthy {
             add_exec(&mut execs, &mut sched, 1, true);
         }
-        let _ = step;
     }
     let alive: Vec<String> = execs
         .iter()
