@@ -186,7 +186,7 @@ pub enum JobError {
     #[error("invalid settings: {reason}")]
     InvalidSettings {
         /// What is wrong.
-        reason: &'static str,
+        reason: String,
     },
     /// A solution failed verification: a bug, reported instead of returned.
     #[error("internal error: solution {moves} does not solve the position")]

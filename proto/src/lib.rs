@@ -5,6 +5,12 @@
 //!   a [`JobResult`] per job with one result per position or per subtree and a [`Stop`]
 //!   reason, typed [`JobError`]s, and [`Cancel`].
 //! - [`record`]: a [`Record`], the final answer for one input line, as a client writes it.
+//! - [`wire`]: the generated `cubeswarm.v1` gRPC messages and services
+//!   (`cubeswarm/v1/cubeswarm.proto`, compiled with protox: no `protoc`).
+//! - [`convert`]: domain ⇄ wire, every bad message a typed [`DecodeError`].
+//! - [`error`]: the cluster's [`Error`], its one mapping to `tonic::Status`, the protocol
+//!   revision and the message size limit.
+//! - [`transport`]: the bearer token, TLS and size limits every cluster process shares.
 //!
 //! Settings say *what is asked* (method, lengths, solution count, budgets); how a job runs
 //! (threads, pools, memory) is the executor's business and appears nowhere here. Positions
@@ -12,9 +18,15 @@
 //! `coordinator` depend on this crate and never on each other.
 #![warn(missing_docs)]
 
+pub mod convert;
+pub mod error;
 pub mod job;
 pub mod record;
+pub mod transport;
+pub mod wire;
 
+pub use convert::DecodeError;
+pub use error::{Error, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
 pub use job::{
     BatchItem, Cancel, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult,
     Settings, Stop, SubtreeResult, SubtreeWork, Work,

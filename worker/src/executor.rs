@@ -72,7 +72,9 @@ fn micros_since(start: Instant) -> u64 {
 /// verification failure; anything else would be a bug, reported as one.
 fn job_error(e: Error) -> JobError {
     match e {
-        Error::InvalidOptions(reason) => JobError::InvalidSettings { reason },
+        Error::InvalidOptions(reason) => JobError::InvalidSettings {
+            reason: reason.to_string(),
+        },
         Error::Verification { moves } => JobError::Verification { moves },
         other => JobError::Verification {
             moves: format!("(none: the engine failed: {other})"),
@@ -162,13 +164,13 @@ fn run_subtrees(
 ) -> Result<Vec<SubtreeResult>, JobError> {
     if usize::from(work.depth) > MAX_DEPTH {
         return Err(JobError::InvalidSettings {
-            reason: "depth is larger than 30",
+            reason: "depth is larger than 30".to_string(),
         });
     }
     let want = match work.max_solutions {
         Some(0) => {
             return Err(JobError::InvalidSettings {
-                reason: "max_solutions is 0",
+                reason: "max_solutions is 0".to_string(),
             })
         }
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),

@@ -1,0 +1,389 @@
+//! Round trips of every domain value through the wire, and decoding of arbitrary bytes
+//! and arbitrary field values: never a panic, every bad message a typed error.
+
+use super::*;
+use proptest::prelude::*;
+use prost::Message;
+
+fn position() -> impl Strategy<Value = Position> {
+    proptest::collection::vec(0usize..18, 0..30).prop_map(|v| {
+        let moves: Vec<Move> = v.into_iter().filter_map(Move::from_index).collect();
+        Position::new(Cube::from_moves(&moves)).expect("a scramble is a position")
+    })
+}
+
+fn moves() -> impl Strategy<Value = Vec<Move>> {
+    proptest::collection::vec(0usize..18, 0..25)
+        .prop_map(|v| v.into_iter().filter_map(Move::from_index).collect())
+}
+
+fn method() -> impl Strategy<Value = Method> {
+    prop_oneof![Just(Method::Optimal), Just(Method::TwoPhase)]
+}
+
+fn stop() -> impl Strategy<Value = Stop> {
+    prop_oneof![
+        Just(Stop::Completed),
+        Just(Stop::Exhausted),
+        Just(Stop::Cancelled),
+        Just(Stop::TimeLimit),
+        Just(Stop::ProbeLimit),
+    ]
+}
+
+fn settings() -> impl Strategy<Value = Settings> {
+    (
+        method(),
+        any::<u8>(),
+        any::<u8>(),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(any::<u64>()),
+        proptest::option::of(any::<u64>()),
+    )
+        .prop_map(
+            |(method, min_length, max_length, max_solutions, time_limit_ms, probe_limit)| {
+                Settings {
+                    method,
+                    min_length,
+                    max_length,
+                    max_solutions,
+                    time_limit_ms,
+                    probe_limit,
+                }
+            },
+        )
+}
+
+fn job_error() -> impl Strategy<Value = JobError> {
+    prop_oneof![
+        ".{0,12}".prop_map(|name| JobError::MissingTable { name }),
+        (".{0,12}", method()).prop_map(|(name, method)| JobError::WrongTable { name, method }),
+        ".{0,20}".prop_map(|reason| JobError::InvalidSettings { reason }),
+        ".{0,20}".prop_map(|moves| JobError::Verification { moves }),
+    ]
+}
+
+fn job() -> impl Strategy<Value = Job> {
+    let batch = (
+        settings(),
+        proptest::collection::vec((any::<u64>(), position()), 0..5),
+    )
+        .prop_map(|(settings, items)| Work::Batch {
+            settings,
+            items: items
+                .into_iter()
+                .map(|(line, position)| BatchItem { line, position })
+                .collect(),
+        });
+    let subtrees = (
+        position(),
+        any::<u8>(),
+        proptest::collection::vec(moves(), 0..6),
+        proptest::option::of(any::<u32>()),
+        proptest::option::of(any::<u64>()),
+    )
+        .prop_map(
+            |(position, depth, prefixes, max_solutions, time_limit_ms)| {
+                Work::Subtrees(SubtreeWork {
+                    position,
+                    depth,
+                    prefixes,
+                    max_solutions,
+                    time_limit_ms,
+                })
+            },
+        );
+    (
+        any::<u64>(),
+        any::<u32>(),
+        "[a-z0-9]{0,10}",
+        prop_oneof![batch, subtrees],
+    )
+        .prop_map(|(id, attempt, table, work)| Job {
+            id: JobId(id),
+            attempt,
+            table,
+            work,
+        })
+}
+
+fn job_result() -> impl Strategy<Value = JobResult> {
+    let pos = (
+        any::<u64>(),
+        proptest::collection::vec(moves(), 0..3),
+        any::<bool>(),
+        any::<u8>(),
+        proptest::option::of(any::<u8>()),
+        any::<u64>(),
+        any::<u64>(),
+        any::<u64>(),
+        stop(),
+    )
+        .prop_map(
+            |(
+                line,
+                solutions,
+                optimal,
+                lower_bound,
+                depth_exhausted,
+                nodes,
+                lookups,
+                micros,
+                stop,
+            )| {
+                PositionResult {
+                    line,
+                    solutions,
+                    optimal,
+                    lower_bound,
+                    depth_exhausted,
+                    nodes,
+                    lookups,
+                    micros,
+                    stop,
+                }
+            },
+        );
+    let sub = (
+        any::<u32>(),
+        proptest::collection::vec(moves(), 0..3),
+        any::<u64>(),
+        any::<u64>(),
+        stop(),
+    )
+        .prop_map(|(prefix, solutions, nodes, lookups, stop)| SubtreeResult {
+            prefix,
+            solutions,
+            nodes,
+            lookups,
+            stop,
+        });
+    let output = prop_oneof![
+        proptest::collection::vec(pos, 0..4).prop_map(|v| Ok(JobOutput::Batch(v))),
+        proptest::collection::vec(sub, 0..4).prop_map(|v| Ok(JobOutput::Subtrees(v))),
+        job_error().prop_map(Err),
+    ];
+    (any::<u64>(), any::<u32>(), any::<u64>(), output).prop_map(|(id, attempt, micros, output)| {
+        JobResult {
+            id: JobId(id),
+            attempt,
+            micros,
+            output,
+        }
+    })
+}
+
+fn record() -> impl Strategy<Value = Record> {
+    let solved = (
+        proptest::collection::vec(moves(), 0..3),
+        any::<bool>(),
+        proptest::option::of(any::<u8>()),
+        any::<u64>(),
+        any::<u64>(),
+        any::<u64>(),
+        stop(),
+    )
+        .prop_map(
+            |(solutions, optimal, depth_exhausted, nodes, lookups, micros, stop)| {
+                Ok(Solved {
+                    solutions,
+                    optimal,
+                    depth_exhausted,
+                    nodes,
+                    lookups,
+                    micros,
+                    stop,
+                })
+            },
+        );
+    let good = (any::<u64>(), "[URFDLB2' ]{0,30}", solved);
+    let bad_text = (any::<u64>(), "[A-Za-z0-9' ]{1,20}").prop_filter_map(
+        "the text must not parse",
+        |(id, text)| {
+            Position::parse(&text).err().map(|e| Record {
+                line: id,
+                input: text,
+                outcome: Err(RecordError::Parse(e)),
+            })
+        },
+    );
+    prop_oneof![
+        good.prop_map(|(line, input, outcome)| Record {
+            line,
+            input,
+            outcome
+        }),
+        bad_text,
+        any::<u64>().prop_map(|line| Record {
+            line,
+            input: String::new(),
+            outcome: Err(RecordError::NotUtf8),
+        }),
+        (any::<u64>(), job_error()).prop_map(|(line, e)| Record {
+            line,
+            input: "R U".into(),
+            outcome: Err(RecordError::Job(e)),
+        }),
+    ]
+}
+
+/// Decodes bytes as a wire message and then as a domain value: either may fail, neither
+/// may panic, and whatever decodes re-encodes to a value that decodes the same.
+fn decode_any<W, D>(bytes: &[u8])
+where
+    W: Message + Default + for<'a> From<&'a D>,
+    D: TryFrom<W, Error = DecodeError> + PartialEq + std::fmt::Debug,
+{
+    let Ok(wire) = W::decode(bytes) else { return };
+    if let Ok(value) = D::try_from(wire) {
+        let again = D::try_from(W::from(&value)).expect("an encoded value decodes");
+        assert_eq!(again, value);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn jobs_round_trip(j in job()) {
+        let w = w::Job::from(&j);
+        let bytes = w.encode_to_vec();
+        let back = Job::try_from(w::Job::decode(bytes.as_slice()).unwrap()).unwrap();
+        prop_assert_eq!(back, j);
+    }
+
+    #[test]
+    fn results_round_trip(r in job_result()) {
+        let w = w::JobResult::from(&r);
+        let back = JobResult::try_from(w::JobResult::decode(w.encode_to_vec().as_slice()).unwrap()).unwrap();
+        prop_assert_eq!(back, r);
+    }
+
+    #[test]
+    fn records_round_trip(r in record()) {
+        let back = Record::try_from(w::Record::from(&r)).unwrap();
+        prop_assert_eq!(back, r);
+    }
+
+    #[test]
+    fn settings_round_trip(s in settings()) {
+        prop_assert_eq!(Settings::try_from(w::Settings::from(&s)).unwrap(), s);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        decode_any::<w::Job, Job>(&bytes);
+        decode_any::<w::JobResult, JobResult>(&bytes);
+        decode_any::<w::Record, Record>(&bytes);
+        decode_any::<w::Settings, Settings>(&bytes);
+        decode_any::<w::JobError, JobError>(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_positions_are_checked(bytes in proptest::collection::vec(any::<u8>(), 0..50)) {
+        match position_from("p", &bytes) {
+            Ok(p) => prop_assert_eq!(position_bytes(&p), bytes),
+            Err(DecodeError::PositionLength { len, .. }) => prop_assert_ne!(len, 40),
+            Err(DecodeError::Position { .. }) => prop_assert_eq!(bytes.len(), 40),
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+        }
+    }
+
+    #[test]
+    fn arbitrary_settings_fields(method in any::<i32>(), min in any::<u32>(), max in any::<u32>()) {
+        let w = w::Settings { method, min_length: min, max_length: max, ..Default::default() };
+        match Settings::try_from(w) {
+            Ok(s) => {
+                prop_assert!(method == 1 || method == 2);
+                prop_assert_eq!(u32::from(s.min_length), min);
+                prop_assert_eq!(u32::from(s.max_length), max);
+            }
+            Err(DecodeError::UnknownEnum { value, .. }) => prop_assert_eq!(value, method),
+            Err(DecodeError::OutOfRange { value, .. }) => prop_assert!(value > 255),
+            Err(e) => prop_assert!(false, "unexpected error {e}"),
+        }
+    }
+}
+
+#[test]
+fn bad_messages_are_typed_errors() {
+    let no_work = w::Job {
+        id: 1,
+        ..Default::default()
+    };
+    assert_eq!(
+        Job::try_from(no_work),
+        Err(DecodeError::Missing("job.work"))
+    );
+    let bad_move = w::JobResult {
+        output: Some(w::job_result::Output::Subtrees(w::SubtreesOutput {
+            results: vec![w::SubtreeResult {
+                solutions: vec![vec![3, 18]],
+                stop: w::Stop::Exhausted.into(),
+                ..Default::default()
+            }],
+        })),
+        ..Default::default()
+    };
+    assert_eq!(
+        JobResult::try_from(bad_move),
+        Err(DecodeError::Move {
+            field: "subtree.solutions",
+            value: 18
+        })
+    );
+    let mut twisted = position_bytes(&Position::SOLVED);
+    twisted[8] = 1; // one corner twisted alone
+    assert!(matches!(
+        position_from("p", &twisted),
+        Err(DecodeError::Position { .. })
+    ));
+    let lying = w::Record {
+        id: 7,
+        input: "R U".into(),
+        outcome: Some(w::record::Outcome::Error(w::RecordError {
+            kind: Some(w::record_error::Kind::Parse("whatever".into())),
+        })),
+    };
+    assert_eq!(
+        Record::try_from(lying),
+        Err(DecodeError::ParseMismatch { id: 7 })
+    );
+    let unspecified_stop = w::PositionResult::default();
+    assert_eq!(
+        PositionResult::try_from(unspecified_stop),
+        Err(DecodeError::UnknownEnum {
+            field: "result.stop",
+            value: 0
+        })
+    );
+}
+
+#[test]
+fn every_error_maps_to_a_status_code() {
+    use crate::Error;
+    use tonic::Code;
+    let cases = [
+        (
+            Error::Decode(DecodeError::Missing("x")),
+            Code::InvalidArgument,
+        ),
+        (Error::Unauthenticated, Code::Unauthenticated),
+        (
+            Error::TableMismatch {
+                file: "cocsep".into(),
+                peer: 1,
+                ours: 2,
+            },
+            Code::FailedPrecondition,
+        ),
+        (Error::ShuttingDown, Code::Unavailable),
+        (Error::NotFound("t".into()), Code::NotFound),
+    ];
+    for (e, code) in cases {
+        let msg = e.to_string();
+        let s = tonic::Status::from(e);
+        assert_eq!(s.code(), code);
+        assert_eq!(s.message(), msg);
+    }
+}
