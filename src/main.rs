@@ -19,8 +19,49 @@ struct Cli {
     /// ~/.local/share/cubeswarm/tables].
     #[arg(long, global = true, env = "CUBESWARM_TABLES")]
     tables_dir: Option<PathBuf>,
+    #[command(flatten)]
+    common: Common,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Flags every cluster process shares (coordinator, worker, client).
+#[derive(clap::Args, Clone, Debug)]
+pub struct Common {
+    /// File holding the cluster's bearer token [default: $CUBESWARM_TOKEN; none: no
+    /// authentication].
+    #[arg(long, global = true)]
+    pub token_file: Option<PathBuf>,
+    /// PEM file of the CA that signed the coordinator's certificate (for https:// URLs).
+    #[arg(long, global = true)]
+    pub tls_ca: Option<PathBuf>,
+    /// Logs as JSON lines (one object per event) instead of text.
+    #[arg(long, global = true)]
+    pub log_json: bool,
+}
+
+impl Common {
+    /// The connection settings for a coordinator at `url`.
+    pub fn client_config(&self, url: &str) -> anyhow::Result<proto::transport::ClientConfig> {
+        let mut c = proto::transport::ClientConfig::new(url);
+        c.token = proto::transport::read_token(self.token_file.as_deref())?;
+        c.tls_ca = self.tls_ca.clone();
+        Ok(c)
+    }
+}
+
+/// Structured logs on stderr (`RUST_LOG` filters; default `info`).
+fn init_logs(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
 }
 
 #[derive(Subcommand)]
@@ -49,6 +90,7 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    init_logs(cli.common.log_json);
     let dir = cli
         .tables_dir
         .clone()
