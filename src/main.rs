@@ -2,6 +2,7 @@
 //! library crates (`tables`, `worker`) and the command modules here.
 
 mod bench_cmd;
+mod coordinator_cmd;
 mod local;
 mod output;
 mod show;
@@ -81,6 +82,8 @@ enum Command {
         #[command(subcommand)]
         action: tables_cmd::TablesAction,
     },
+    /// Run the cluster's coordinator: workers join it, clients send it scrambles.
+    Coordinator(coordinator_cmd::CoordinatorArgs),
     /// Benchmarks: core operations, the optimal solver, the two-phase solver.
     Bench {
         #[command(subcommand)]
@@ -100,6 +103,7 @@ fn main() {
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),
+        Command::Coordinator(args) => coordinator_cmd::run(&dir, &cli.common, args),
     };
     if let Err(e) = result {
         eprintln!("cubeswarm: error: {e:#}");

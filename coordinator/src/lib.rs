@@ -10,8 +10,11 @@
 //!   remote workers implement, and their [`ExecutorEvent`]s.
 //! - [`input`]: input lines (skipped, position, not UTF-8) and the windowed reader.
 //! - [`run`](mod@run): the driver loop for one request over a set of executors.
+//! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
+//!   health and Prometheus metrics.
 //!
-//! Transport-agnostic: nothing here knows about threads pools, tables or the network.
+//! Everything but [`server`] is transport-agnostic: it knows nothing of thread pools,
+//! table files or the network.
 #![warn(missing_docs)]
 
 pub mod deepen;
@@ -19,6 +22,7 @@ pub mod executor;
 pub mod input;
 pub mod run;
 pub mod scheduler;
+pub mod server;
 
 pub use executor::{Executor, ExecutorEvent, ExecutorId};
 pub use run::{run, Event, Executors, RunError, RunStats, Source};

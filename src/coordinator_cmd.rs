@@ -1,0 +1,157 @@
+//! `cubeswarm coordinator`: the cluster's scheduler behind gRPC.
+
+use crate::Common;
+use anyhow::Context as _;
+use clap::Args;
+use coordinator::server::{ServedFile, ServerConfig};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Flags of `coordinator`.
+#[derive(Args)]
+pub struct CoordinatorArgs {
+    /// Address for gRPC (workers, clients, table fetches, health). Port 0 picks a free
+    /// port; the chosen address is logged ("grpc listening on ADDR").
+    #[arg(long, default_value = "127.0.0.1:7070")]
+    listen: SocketAddr,
+    /// Address for Prometheus metrics (`/metrics`) and liveness (`/healthz`) over HTTP.
+    #[arg(long)]
+    metrics_listen: Option<SocketAddr>,
+    /// A worker silent this long (seconds) loses its jobs to others.
+    #[arg(long, default_value_t = 30.0)]
+    lease: f64,
+    /// Workers send a heartbeat this often (seconds).
+    #[arg(long, default_value_t = 5.0)]
+    heartbeat: f64,
+    /// Serve TLS with this PEM certificate chain (with --tls-key).
+    #[arg(long, requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The certificate's PEM private key.
+    #[arg(long, requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Do not serve the table files of --tables-dir to workers.
+    #[arg(long)]
+    no_serve_tables: bool,
+    /// On SIGTERM, how long (seconds) open streams get to close.
+    #[arg(long, default_value_t = 5.0)]
+    shutdown_grace: f64,
+    /// Two-phase positions per job.
+    #[arg(long, default_value_t = 128)]
+    batch_size: usize,
+}
+
+fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
+    if !(v.is_finite() && v > 0.0 && v < 1e7) {
+        anyhow::bail!("--{name} must be a positive number of seconds");
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+/// The catalog's table files present in `dir`, with their header checksums. A file whose
+/// header does not open is left out, with a warning (workers fetching it would refuse it).
+fn served_files(dir: &Path) -> Vec<ServedFile> {
+    let mut out = Vec::new();
+    for file in worker::catalog::files() {
+        let path = tables::tablefile::table_path(dir, file);
+        if !path.exists() {
+            continue;
+        }
+        match tables::tablefile::TableFile::open(&path, file) {
+            Ok(t) => {
+                let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                out.push(ServedFile {
+                    info: proto::wire::TableFileInfo {
+                        file: file.to_string(),
+                        checksum: t.header().checksum,
+                        bytes,
+                    },
+                    path,
+                });
+            }
+            Err(e) => tracing::warn!("not serving {}: {e}", path.display()),
+        }
+    }
+    out
+}
+
+/// Runs the coordinator until SIGTERM or SIGINT.
+pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()> {
+    let lease = seconds("lease", a.lease)?;
+    let heartbeat = seconds("heartbeat", a.heartbeat)?;
+    if heartbeat >= lease {
+        anyhow::bail!("--heartbeat must be shorter than --lease");
+    }
+    let token = proto::transport::read_token(common.token_file.as_deref())?;
+    if token.is_none() {
+        tracing::warn!("no token (--token-file or $CUBESWARM_TOKEN): anyone who reaches the port can use the cluster");
+    }
+    let files = if a.no_serve_tables {
+        Vec::new()
+    } else {
+        served_files(dir)
+    };
+    let scheduler = coordinator::Config {
+        lease_us: Some(lease.as_micros() as u64),
+        batch_size: a.batch_size.max(1),
+        ..coordinator::Config::default()
+    };
+    let cfg = ServerConfig {
+        scheduler,
+        heartbeat,
+        token,
+        tls: a.tls_cert.clone().zip(a.tls_key.clone()),
+        files,
+        known_tables: worker::catalog::names()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        shutdown_grace: seconds("shutdown-grace", a.shutdown_grace)?,
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let grpc = tokio::net::TcpListener::bind(a.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", a.listen))?;
+        let metrics = match a.metrics_listen {
+            Some(m) => Some(
+                tokio::net::TcpListener::bind(m)
+                    .await
+                    .with_context(|| format!("cannot listen on {m}"))?,
+            ),
+            None => None,
+        };
+        let served: Vec<String> = cfg.files.iter().map(|f| f.info.file.clone()).collect();
+        let server = coordinator::server::start(cfg, grpc, metrics)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        tracing::info!(
+            version = proto::VERSION,
+            tables = ?served,
+            "grpc listening on {}",
+            server.grpc
+        );
+        if let Some(m) = server.metrics {
+            tracing::info!("metrics listening on {m}");
+        }
+        wait_for_signal().await?;
+        tracing::info!("shutting down: workers drain, clients reconnect later");
+        server.shutdown().await;
+        Ok(())
+    })
+}
+
+/// Waits for SIGTERM or SIGINT.
+pub async fn wait_for_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    Ok(())
+}
