@@ -40,7 +40,8 @@ enum Command {
         #[command(subcommand)]
         action: tables_cmd::TablesAction,
     },
-    /// Benchmarks: core operations, the optimal solver, the two-phase solver.
+    /// Benchmarks: core operations, the optimal solver, the two-phase solver, the
+    /// coordinator at scale (simulated).
     Bench {
         #[command(subcommand)]
         which: bench_cmd::BenchWhich,

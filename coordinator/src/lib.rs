@@ -10,16 +10,21 @@
 //!   remote workers implement, and their [`ExecutorEvent`]s.
 //! - [`input`]: input lines (skipped, position, not UTF-8) and the windowed reader.
 //! - [`run`](mod@run): the driver loop for one request over a set of executors.
+//! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
+//!   coordinator`).
 //!
 //! Transport-agnostic: nothing here knows about threads pools, tables or the network.
 #![warn(missing_docs)]
 
 pub mod deepen;
 pub mod executor;
+mod inflight;
 pub mod input;
+mod pool;
 pub mod run;
 pub mod scheduler;
+pub mod simbench;
 
 pub use executor::{Executor, ExecutorEvent, ExecutorId};
 pub use run::{run, Event, Executors, RunError, RunStats, Source};
-pub use scheduler::{Action, Config, Counters, RequestId, Scheduler};
+pub use scheduler::{Action, Config, Counters, Deepening, Progress, RequestId, Scheduler};
