@@ -1,12 +1,14 @@
 //! The coordinator at scale, simulated: `cubeswarm bench coordinator`.
 //!
-//! A batch of two-phase positions goes through the real driver ([`crate::run`]) to many
-//! simulated executors that answer every job at once (one plausible result per position,
-//! posted into the event stream from `submit`), so what is measured is the coordinator
-//! alone: reading lines in, cutting them into jobs, dispatching, taking results back and
-//! releasing records in order. The report gives the dispatch throughput and the memory
-//! (resident set) at a few points of the run, to show that it does not grow with the
-//! input.
+//! A batch of two-phase positions goes through the real driver ([`run()`](crate::run()))
+//! to many simulated executors that answer every job at once (one plausible result per
+//! position, posted into the event stream from `submit`), so what is measured is the
+//! coordinator's loop: taking lines in, cutting them into jobs, dispatching, taking
+//! results back and releasing records in order. The simulated executors build their
+//! answers, and the sink drops the records, on the driver's thread, so both count
+//! against it. The report gives the throughput, the driver thread's CPU time (the rate
+//! with a core to itself), and the resident set at a few points of the run, to show that
+//! memory does not grow with the input.
 
 use crate::executor::{Executor, ExecutorEvent, ExecutorId};
 use crate::input::InputLine;
