@@ -37,6 +37,22 @@ pub enum BenchWhich {
         #[arg(long)]
         positions: Option<std::path::PathBuf>,
     },
+    /// The coordinator at scale, simulated: a batch of two-phase lines through the real
+    /// driver to simulated workers that answer at once; dispatch throughput and memory.
+    Coordinator {
+        /// Simulated workers.
+        #[arg(long, default_value_t = 1000)]
+        workers: usize,
+        /// Input lines.
+        #[arg(long, default_value_t = 10_000_000)]
+        lines: u64,
+        /// Two-phase positions per job.
+        #[arg(long, default_value_t = 128)]
+        batch_size: usize,
+        /// Jobs each simulated worker runs at once.
+        #[arg(long, default_value_t = 1)]
+        threads_per_worker: usize,
+    },
     /// The two-phase solver on uniformly random states.
     Twophase {
         /// Maximum solution length.
@@ -75,6 +91,22 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             seed,
             positions,
         } => optimal(dir, &table, threads, count, seed, positions.as_deref()),
+        BenchWhich::Coordinator {
+            workers,
+            lines,
+            batch_size,
+            threads_per_worker,
+        } => {
+            let report = coordinator::simbench::run_bench(coordinator::simbench::BenchConfig {
+                workers,
+                lines,
+                batch_size,
+                threads_per_worker,
+                ..Default::default()
+            })?;
+            println!("{report}");
+            Ok(())
+        }
         BenchWhich::Twophase {
             max_length,
             count,

@@ -84,7 +84,8 @@ enum Command {
     },
     /// Run the cluster's coordinator: workers join it, clients send it scrambles.
     Coordinator(coordinator_cmd::CoordinatorArgs),
-    /// Benchmarks: core operations, the optimal solver, the two-phase solver.
+    /// Benchmarks: core operations, the optimal solver, the two-phase solver, the
+    /// coordinator at scale (simulated).
     Bench {
         #[command(subcommand)]
         which: bench_cmd::BenchWhich,

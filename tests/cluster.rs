@@ -187,8 +187,8 @@ fn spawn_client(dir: &Path, name: &str, args: &[&str]) -> Proc {
 /// Deterministic scrambles of 8–20 moves, with some bad lines and comments among them.
 fn write_input(path: &Path, count: usize, bad_every: usize) -> BTreeMap<u64, String> {
     const MOVES: [&str; 18] = [
-        "U", "U2", "U'", "R", "R2", "R'", "F", "F2", "F'", "D", "D2", "D'", "L", "L2", "L'",
-        "B", "B2", "B'",
+        "U", "U2", "U'", "R", "R2", "R'", "F", "F2", "F'", "D", "D2", "D'", "L", "L2", "L'", "B",
+        "B2", "B'",
     ];
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
     let mut lines = BTreeMap::new();
@@ -251,7 +251,10 @@ fn check_records(input: &BTreeMap<u64, String>, path: &Path, max_len: usize) {
             let sol = if sol.starts_with("(solved") { "" } else { sol };
             let pos = tables::Position::parse(text).unwrap();
             let moves = tables::parse_moves(sol).unwrap();
-            assert!(pos.is_solved_by(&moves), "line {id}: {sol} does not solve {text}");
+            assert!(
+                pos.is_solved_by(&moves),
+                "line {id}: {sol} does not solve {text}"
+            );
             assert!(moves.len() <= max_len, "line {id}: {l}");
         }
     }
@@ -309,8 +312,8 @@ fn one_optimal_scramble_split_over_three_workers_is_proved() {
     let _g = serial();
     let tables = tables_dir();
     let dir = scratch("optimal");
-    let known = std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt"))
-        .unwrap();
+    let known =
+        std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt")).unwrap();
     let (len, scramble) = known
         .lines()
         .find(|l| !l.starts_with('#'))
@@ -319,7 +322,15 @@ fn one_optimal_scramble_split_over_three_workers_is_proved() {
         .unwrap();
     let (c, url) = coordinator(&dir, &[]);
     let ws: Vec<Proc> = (1..=3)
-        .map(|i| worker(&dir, &format!("w{i}"), &url, &["--table", "h48h0k4"], &tables))
+        .map(|i| {
+            worker(
+                &dir,
+                &format!("w{i}"),
+                &url,
+                &["--table", "h48h0k4"],
+                &tables,
+            )
+        })
         .collect();
     let (st, out, err) = client(&[
         "solve",
@@ -335,7 +346,9 @@ fn one_optimal_scramble_split_over_three_workers_is_proved() {
     assert_eq!(v["length"], len as u64, "{out}");
     assert_eq!(v["optimal"], true, "{out}");
     let sol = tables::parse_moves(v["solution"].as_str().unwrap()).unwrap();
-    assert!(tables::Position::parse(&scramble).unwrap().is_solved_by(&sol));
+    assert!(tables::Position::parse(&scramble)
+        .unwrap()
+        .is_solved_by(&sol));
     // Every worker took part (jobs of the split went to all three).
     drop(c);
     for w in &ws {
@@ -354,7 +367,10 @@ fn a_worker_killed_and_one_stopped_past_its_lease_lose_nothing() {
     let dir = scratch("faults");
     let input = dir.join("in.txt");
     let lines = write_input(&input, 3000, 101);
-    let (_c, url) = coordinator(&dir, &["--lease", "2", "--heartbeat", "0.25", "--batch-size", "16"]);
+    let (_c, url) = coordinator(
+        &dir,
+        &["--lease", "2", "--heartbeat", "0.25", "--batch-size", "16"],
+    );
     let w1 = worker(&dir, "w1", &url, &["--table", "twophase"], &tables);
     let w2 = worker(&dir, "w2", &url, &["--table", "twophase"], &tables);
     let _w3 = worker(&dir, "w3", &url, &["--table", "twophase"], &tables);
@@ -443,23 +459,58 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
     let mut w = Proc::start(
         "w-bad",
         &dir,
-        &["worker", "--coordinator", &url, "--threads", "1", "--table", "twophase", "--token-file", bad.to_str().unwrap()],
+        &[
+            "worker",
+            "--coordinator",
+            &url,
+            "--threads",
+            "1",
+            "--table",
+            "twophase",
+            "--token-file",
+            bad.to_str().unwrap(),
+        ],
         &[("CUBESWARM_TABLES", &tables)],
     );
     let st = w.wait(Duration::from_secs(120));
     assert!(!st.success());
     assert!(w.log().to_lowercase().contains("token"), "{}", w.log());
     let (st, _, err) = client(&[
-        "solve", "--coordinator", &url, "--method", "twophase", "--quiet", "--token-file",
-        bad.to_str().unwrap(), "R U",
+        "solve",
+        "--coordinator",
+        &url,
+        "--method",
+        "twophase",
+        "--quiet",
+        "--token-file",
+        bad.to_str().unwrap(),
+        "R U",
     ]);
     assert!(!st.success());
     assert!(err.to_lowercase().contains("token"), "{err}");
     // The right token works.
-    let _w = worker(&dir, "w-good", &url, &["--table", "twophase", "--token-file", good.to_str().unwrap()], &tables);
+    let _w = worker(
+        &dir,
+        "w-good",
+        &url,
+        &[
+            "--table",
+            "twophase",
+            "--token-file",
+            good.to_str().unwrap(),
+        ],
+        &tables,
+    );
     let (st, out, err) = client(&[
-        "solve", "--coordinator", &url, "--method", "twophase", "--quiet", "--token-file",
-        good.to_str().unwrap(), "R U",
+        "solve",
+        "--coordinator",
+        &url,
+        "--method",
+        "twophase",
+        "--quiet",
+        "--token-file",
+        good.to_str().unwrap(),
+        "R U",
     ]);
     assert!(st.success(), "{err}");
     assert!(out.starts_with("1: U' R'"), "{out}");
@@ -491,7 +542,15 @@ fn a_worker_without_a_table_gets_none_of_its_jobs_and_fetches_it_when_asked() {
     let mut b = Proc::start(
         "b",
         &dir,
-        &["worker", "--coordinator", &url, "--threads", "1", "--fetch", "h48h0k4"],
+        &[
+            "worker",
+            "--coordinator",
+            &url,
+            "--threads",
+            "1",
+            "--fetch",
+            "h48h0k4",
+        ],
         &[("CUBESWARM_TABLES", &empty)],
     );
     b.wait_for("connected to coordinator", Duration::from_secs(120));
@@ -506,14 +565,26 @@ fn a_worker_without_a_table_gets_none_of_its_jobs_and_fetches_it_when_asked() {
     std::fs::write(&input, "R U R' U'\nF2 D L'\nR U F D B L\n").unwrap();
     let out = dir.join("out.txt");
     let (st, _, err) = client(&[
-        "solve", "--coordinator", &url, "--table", "h48h0k4", "--quiet", "--input",
-        input.to_str().unwrap(), "--output", out.to_str().unwrap(),
+        "solve",
+        "--coordinator",
+        &url,
+        "--table",
+        "h48h0k4",
+        "--quiet",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
     ]);
     assert!(st.success(), "{err}");
     let got = read_records(&out);
     assert_eq!(got.len(), 3);
     assert!(got.values().all(|v| v[0].contains("optimal")), "{got:?}");
-    assert!(!a.log().contains("job received"), "worker A got an optimal job:\n{}", a.log());
+    assert!(
+        !a.log().contains("job received"),
+        "worker A got an optimal job:\n{}",
+        a.log()
+    );
 }
 
 /// Waits until `path` holds at least `n` lines.

@@ -77,39 +77,118 @@ pub fn shallow_settings(settings: &Settings, split: u8) -> Settings {
     }
 }
 
-impl Deep {
-    /// What a shallow job's result leaves to do: `None` when it is the position's final
-    /// answer, else the deepening state that continues it.
-    pub fn after_shallow(settings: &Settings, split: u8, r: &PositionResult) -> Option<Deep> {
-        let cap = settings.max_length.min(split.saturating_sub(1));
-        let bound_only = settings.min_length > cap;
-        if !bound_only && (!r.solutions.is_empty() || r.stop != Stop::Exhausted) {
-            return None;
-        }
-        if settings.max_length <= cap {
-            return None;
-        }
-        let lb = r.lower_bound;
-        let mut exhausted = if bound_only { None } else { r.depth_exhausted };
-        if lb > 0 && settings.min_length <= lb {
-            exhausted = exhausted.max(Some((lb - 1).min(settings.max_length)));
-        }
-        Some(Deep {
-            lower_bound: lb,
-            optimal: settings.min_length <= lb,
-            exhausted,
-            current: lb.max(settings.min_length).max(cap + 1),
-            counts: Vec::new(),
-            depths: BTreeMap::new(),
-            nodes: r.nodes,
-            lookups: r.lookups,
-            timed_out: false,
-        })
+/// The settings a position is searched with when every length up to `proved_empty` is
+/// already known to have no solution (a resumed search): `min_length` raised past it.
+/// The record is still made against the request's own settings (see [`after_shallow`]).
+pub fn resumed_settings(settings: &Settings, proved_empty: Option<u8>) -> Settings {
+    match proved_empty {
+        Some(d) => Settings {
+            min_length: settings.min_length.max(d.saturating_add(1)),
+            ..settings.clone()
+        },
+        None => settings.clone(),
     }
+}
 
+/// The record of a position every length of which is proved empty before any search
+/// (a resume hint at or beyond `max_length`): no solution within `max_length`.
+pub fn nothing_within(settings: &Settings) -> Solved {
+    Solved {
+        solutions: Vec::new(),
+        optimal: false,
+        depth_exhausted: Some(settings.max_length),
+        nodes: 0,
+        lookups: 0,
+        micros: 0,
+        stop: Stop::Exhausted,
+    }
+}
+
+/// A whole-position result as a record.
+pub fn solved(r: PositionResult) -> Solved {
+    Solved {
+        solutions: r.solutions,
+        optimal: r.optimal,
+        depth_exhausted: r.depth_exhausted,
+        nodes: r.nodes,
+        lookups: r.lookups,
+        micros: r.micros,
+        stop: r.stop,
+    }
+}
+
+/// What a shallow job's result leaves to do.
+#[derive(Debug)]
+pub enum AfterShallow {
+    /// The result is the position's final answer: its record.
+    Done(Solved),
+    /// The position goes on, depth by depth, from this state.
+    Deepen(Deep),
+}
+
+/// What a shallow job's result leaves to do. `settings` are the request's; `proved_empty`
+/// is the position's resume hint (the shallow job ran with [`resumed_settings`]): the
+/// deepening starts past it, and the record is the one a search without the hint would
+/// give (same solutions, same `optimal` flag), with `depth_exhausted` at least the hint.
+pub fn after_shallow(
+    settings: &Settings,
+    split: u8,
+    r: PositionResult,
+    proved_empty: Option<u8>,
+) -> AfterShallow {
+    let searched = resumed_settings(settings, proved_empty);
+    let cap = settings.max_length.min(split.saturating_sub(1));
+    let bound_only = searched.min_length > cap;
+    let lb = r.lower_bound;
+    // Lengths below the lower bound are impossible, proved without searching.
+    let below_bound =
+        (lb > 0 && settings.min_length <= lb).then(|| (lb - 1).min(settings.max_length));
+    let hint = proved_empty.map(|d| d.min(settings.max_length));
+    let done = (!bound_only && (!r.solutions.is_empty() || r.stop != Stop::Exhausted))
+        || settings.max_length <= cap;
+    if done {
+        let mut s = solved(r);
+        if proved_empty.is_some() {
+            // The job searched from past the hint; say what a search from
+            // `min_length` would have said.
+            s.optimal = !s.solutions.is_empty() && settings.min_length <= lb;
+            s.depth_exhausted = s.depth_exhausted.max(below_bound).max(hint);
+        }
+        return AfterShallow::Done(s);
+    }
+    let exhausted = if bound_only { None } else { r.depth_exhausted };
+    AfterShallow::Deepen(Deep {
+        lower_bound: lb,
+        optimal: settings.min_length <= lb,
+        exhausted: exhausted.max(below_bound).max(hint),
+        current: lb.max(searched.min_length).max(cap + 1),
+        counts: Vec::new(),
+        depths: BTreeMap::new(),
+        nodes: r.nodes,
+        lookups: r.lookups,
+        timed_out: false,
+    })
+}
+
+impl Deep {
     /// The proved lower bound.
     pub fn lower_bound(&self) -> u8 {
         self.lower_bound
+    }
+
+    /// The depth being proved or searched.
+    pub fn current(&self) -> u8 {
+        self.current
+    }
+
+    /// The longest length proved to have no solution so far.
+    pub fn exhausted(&self) -> Option<u8> {
+        self.exhausted
+    }
+
+    /// Search nodes over every accepted job of the position so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
     }
 
     /// Solutions still wanted at `depth` (`None`: all).
@@ -189,7 +268,10 @@ impl Deep {
             // Every subtree of depth d searched, nothing found: d is proved empty.
             self.exhausted = Some(d);
             self.depths.remove(&d);
-            self.current = d + 1;
+            let Some(next) = d.checked_add(1) else {
+                return Step::Finished(Stop::Exhausted);
+            };
+            self.current = next;
         }
     }
 

@@ -3,7 +3,7 @@
 //! The in-process executor (the embedded default) and the remote workers of a cluster
 //! are two implementations of [`Executor`]. Results do not come back through the trait:
 //! each executor posts them, tagged with its [`ExecutorId`], into the driver's event
-//! stream (see [`crate::run`]), so one loop serves every executor alike.
+//! stream (see [`crate::run`](mod@crate::run)), so one loop serves every executor alike.
 
 use proto::{Job, JobId, JobResult};
 

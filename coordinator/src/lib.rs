@@ -12,6 +12,8 @@
 //! - [`run`](mod@run): the driver loop for one request over a set of executors.
 //! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
 //!   health and Prometheus metrics.
+//! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
+//!   coordinator`).
 //!
 //! Everything but [`server`] is transport-agnostic: it knows nothing of thread pools,
 //! table files or the network.
@@ -19,11 +21,14 @@
 
 pub mod deepen;
 pub mod executor;
+mod inflight;
 pub mod input;
+mod pool;
 pub mod run;
 pub mod scheduler;
 pub mod server;
+pub mod simbench;
 
 pub use executor::{Executor, ExecutorEvent, ExecutorId};
 pub use run::{run, Event, Executors, RunError, RunStats, Source};
-pub use scheduler::{Action, Config, Counters, RequestId, Scheduler};
+pub use scheduler::{Action, Config, Counters, Deepening, Progress, RequestId, Scheduler};

@@ -19,6 +19,8 @@ pub enum Event {
     Executor(ExecutorEvent),
     /// A position line was read.
     Line(InputLine),
+    /// Position lines were read, in input order.
+    Lines(Vec<InputLine>),
     /// The input ended.
     InputEnd,
     /// The input could not be read.
@@ -88,6 +90,11 @@ pub enum Source<R> {
     Lines(R),
     /// One position, already read (a command-line argument).
     One(InputLine),
+    /// Lines already read and parsed elsewhere, in input order, in batches as they
+    /// arrive (a network message, a generator): each batch goes to the driver whole, so
+    /// a batch must not wait for lines still to come. The window of lines in flight may
+    /// be overshot by up to one batch.
+    Parsed(Box<dyn Iterator<Item = Vec<InputLine>> + Send>),
 }
 
 /// Solves every position of `source` (one request with `settings` on `table`) on
@@ -130,6 +137,22 @@ pub fn run<R: BufRead + Send>(
                     emit(line);
                     Ok(())
                 }
+                Source::Parsed(batches) => {
+                    for batch in batches {
+                        let n = batch.len() as u64;
+                        if n == 0 {
+                            continue;
+                        }
+                        if !reader_win.wait_for_room(sent) {
+                            break;
+                        }
+                        sent += n;
+                        if reader_tx.send(Event::Lines(batch)).is_err() {
+                            break;
+                        }
+                    }
+                    Ok(())
+                }
             };
             let _ = reader_tx.send(match r {
                 Ok(()) => Event::InputEnd,
@@ -166,6 +189,7 @@ fn drive(
     sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
     stats: &mut RunStats,
 ) -> Result<(), RunError> {
+    let mut released = 0;
     loop {
         sched.tick(now());
         for a in sched.take_actions() {
@@ -182,14 +206,17 @@ fn drive(
                 }
             }
         }
-        for rec in sched.take_records(req) {
+        while let Some(rec) = sched.next_record(req) {
             stats.records += 1;
             if rec.outcome.is_err() {
                 stats.errors += 1;
             }
             sink(rec).map_err(RunError::Output)?;
         }
-        win.release(stats.records);
+        if stats.records != released {
+            released = stats.records;
+            win.release(released);
+        }
         if sched.is_done(req) {
             return Ok(());
         }
@@ -209,6 +236,11 @@ fn drive(
         while let Some(ev) = next {
             match ev {
                 Event::Line(l) => sched.push_line(req, l.line, l.input, l.parsed),
+                Event::Lines(ls) => {
+                    for l in ls {
+                        sched.push_line(req, l.line, l.input, l.parsed);
+                    }
+                }
                 Event::InputEnd => sched.end_input(req),
                 Event::InputError(e) => return Err(RunError::Input(e)),
                 Event::Executor(ExecutorEvent::Result(from, r)) => {

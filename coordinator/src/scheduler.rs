@@ -14,12 +14,21 @@
 //! # Leases
 //! A dispatched job belongs to one executor until it answers or its lease ends (the
 //! executor's heartbeats renew it). An executor that goes away, or whose lease ends (it
-//! is then forgotten until it joins again), puts the job back in the queue with the next attempt number. Results are keyed by job
-//! id: the first complete one wins, whatever its attempt; a late, repeated, partial
-//! (cancelled) or superseded one changes nothing.
+//! is then forgotten until it joins again), puts the job back in the queue with the next
+//! attempt number. Results are keyed by job id: the first complete one wins, whatever its
+//! attempt; a late, repeated, partial (cancelled) or superseded one changes nothing.
+//!
+//! # Cost
+//! Built for a thousand executors and millions of lines: dispatch visits only executors
+//! with a free slot, leases and time limits wait in ordered indexes, the lines in flight
+//! sit in a window indexed by sequence number, and [`Scheduler::progress`] is a few
+//! lookups. Nothing is proportional to the input's size, and little to the number of
+//! executors.
 
-use crate::deepen::{self, Deep, Step};
+use crate::deepen::{self, AfterShallow, Deep, Step};
 use crate::executor::ExecutorId;
+use crate::inflight::InFlight;
+use crate::pool::{ExecState, Pool};
 use proto::{
     BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Record,
     RecordError, Settings, Solved, Stop, SubtreeWork, Work,
@@ -108,6 +117,39 @@ pub struct Counters {
     pub nodes: u64,
 }
 
+/// How far a request has come: cheap enough to poll every second.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Records released so far.
+    pub records: u64,
+    /// Lines pushed so far (positions and lines that are not).
+    pub lines: u64,
+    /// No more lines will come.
+    pub input_done: bool,
+    /// The oldest open optimal position that is being deepened, if any.
+    pub deepening: Option<Deepening>,
+    /// Executors running at least one job (of any request).
+    pub busy_executors: usize,
+    /// Executors known.
+    pub executors: usize,
+}
+
+/// Where the deepening of one optimal position stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deepening {
+    /// Its input line.
+    pub line: u64,
+    /// The depth being searched (or proved empty).
+    pub depth: u8,
+    /// The longest length proved to have no solution so far.
+    pub depth_exhausted: Option<u8>,
+    /// Search nodes of its accepted jobs so far.
+    pub nodes: u64,
+}
+
+/// Most ungrouped positions room is made for ahead of time.
+const MAX_PREALLOC: usize = 1024;
+
 /// The priority of a queued job: older requests, then earlier lines, then shallower
 /// depths, then more promising subtree groups first.
 type Priority = (RequestId, u64, u8, u32);
@@ -119,25 +161,38 @@ struct PosKey {
     seq: u64,
 }
 
-/// A dispatched job's holder.
-#[derive(Clone, Copy, Debug)]
-struct Lease {
-    exec: ExecutorId,
-}
-
-/// What a job does (materialised into a [`Job`] at each dispatch).
+/// What a job does (materialised into a [`Job`] at each dispatch). Positions are named
+/// by their sequence number in the job's request.
 #[derive(Clone, Debug)]
 enum Kind {
     /// Whole positions with the request's settings (two-phase).
-    Batch { positions: Vec<PosKey> },
+    Batch { seqs: Vec<u64> },
     /// One optimal position searched whole up to `split_depth - 1`.
-    Shallow { position: PosKey },
+    Shallow { seq: u64 },
     /// Subtrees of one optimal position at one depth.
     Subtrees {
-        position: PosKey,
+        seq: u64,
         depth: u8,
         prefixes: Vec<u32>,
     },
+}
+
+impl Kind {
+    /// The positions the job answers for.
+    fn seqs(&self) -> &[u64] {
+        match self {
+            Kind::Batch { seqs } => seqs,
+            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => std::slice::from_ref(seq),
+        }
+    }
+
+    /// The one position of a single-position job (a batch job belongs to its request).
+    fn single(&self) -> Option<u64> {
+        match self {
+            Kind::Batch { .. } => None,
+            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => Some(*seq),
+        }
+    }
 }
 
 /// Queued jobs, by the table they need, each set in priority order.
@@ -182,24 +237,78 @@ impl Queue {
             .filter_map(|t| self.by_table.get(t)?.first().copied())
             .min()
     }
+
+    /// Whether a job of position `seq` of `req` waits in the queue.
+    fn holds_position(&self, table: &str, req: RequestId, seq: u64) -> bool {
+        let lo = ((req, seq, 0, 0), JobId(0));
+        let hi = ((req, seq, u8::MAX, u32::MAX), JobId(u64::MAX));
+        self.by_table
+            .get(table)
+            .is_some_and(|set| set.range(lo..=hi).next().is_some())
+    }
 }
 
 #[derive(Debug)]
 struct JobState {
+    /// The request it serves.
+    req: RequestId,
     /// The table it needs.
     table: String,
     kind: Kind,
+    /// The attempt last dispatched (0: never).
     attempt: u32,
-    lease: Option<Lease>,
+    /// The executor running it (`None`: queued).
+    lease: Option<ExecutorId>,
     prio: Priority,
 }
 
+/// The open single-position jobs of one position, without an allocation for the common
+/// case of one.
+#[derive(Debug, Default)]
+enum JobSet {
+    #[default]
+    Empty,
+    One(JobId),
+    Many(BTreeSet<JobId>),
+}
+
+impl JobSet {
+    fn insert(&mut self, id: JobId) {
+        match self {
+            JobSet::Empty => *self = JobSet::One(id),
+            JobSet::One(x) if *x == id => {}
+            JobSet::One(x) => *self = JobSet::Many(BTreeSet::from([*x, id])),
+            JobSet::Many(set) => {
+                set.insert(id);
+            }
+        }
+    }
+
+    fn remove(&mut self, id: JobId) {
+        match self {
+            JobSet::One(x) if *x == id => *self = JobSet::Empty,
+            JobSet::Many(set) => {
+                set.remove(&id);
+            }
+            _ => {}
+        }
+    }
+
+    fn take(&mut self) -> Vec<JobId> {
+        match std::mem::take(self) {
+            JobSet::Empty => Vec::new(),
+            JobSet::One(x) => vec![x],
+            JobSet::Many(set) => set.into_iter().collect(),
+        }
+    }
+}
+
+/// A split optimal position: its deepening, and when its time runs out.
 #[derive(Debug)]
-struct ExecState {
-    capacity: usize,
-    tables: BTreeSet<String>,
-    running: BTreeSet<JobId>,
-    lease_renewed: u64,
+struct Split {
+    deep: Deep,
+    /// End of its time limit (µs), if it has one.
+    deadline: Option<u64>,
 }
 
 /// One position in flight.
@@ -210,27 +319,27 @@ struct Pos {
     position: Position,
     /// When its first job was dispatched (µs).
     started: Option<u64>,
-    /// Its open jobs.
-    jobs: BTreeSet<JobId>,
+    /// Its open single-position jobs (shallow, subtrees).
+    jobs: JobSet,
     /// Deepening state, once an optimal position is split.
-    deep: Option<Box<Deep>>,
+    split: Option<Box<Split>>,
+    /// Resume hint: every length up to this one is known to have no solution.
+    proved_empty: Option<u8>,
 }
 
-/// One request: its settings, its positions in flight, its records waiting for their turn.
+/// One request: its settings, its lines in flight, its jobs.
 #[derive(Debug)]
 struct Request {
     settings: Settings,
     table: String,
-    /// Positions in flight, by input sequence number.
-    positions: BTreeMap<u64, Pos>,
+    /// Lines read and not yet released: positions in flight and records waiting.
+    lines: InFlight<Pos>,
     /// Two-phase positions not yet in a job.
     ungrouped: Vec<u64>,
-    /// Finished records not yet released (the reorder buffer).
-    ready: BTreeMap<u64, Record>,
-    /// Next sequence number to release.
-    next_release: u64,
-    /// Next sequence number to assign.
-    next_seq: u64,
+    /// Every open job of the request.
+    jobs: BTreeSet<JobId>,
+    /// Positions in split (deepening) state, by sequence number.
+    split: BTreeSet<u64>,
     /// No more lines will come.
     input_done: bool,
 }
@@ -243,10 +352,12 @@ pub struct Scheduler {
     now: u64,
     next_job: u64,
     next_request: u64,
-    executors: BTreeMap<ExecutorId, ExecState>,
+    executors: Pool,
     jobs: HashMap<JobId, JobState>,
     queue: Queue,
     requests: BTreeMap<RequestId, Request>,
+    /// Time limits of split positions: (deadline, position).
+    deadlines: BTreeSet<(u64, PosKey)>,
     actions: Vec<Action>,
     counters: Counters,
 }
@@ -261,10 +372,11 @@ impl Scheduler {
             now: 0,
             next_job: 1,
             next_request: 1,
-            executors: BTreeMap::new(),
+            executors: Pool::default(),
             jobs: HashMap::new(),
             queue: Queue::default(),
             requests: BTreeMap::new(),
+            deadlines: BTreeSet::new(),
             actions: Vec::new(),
             counters: Counters::default(),
         }
@@ -277,69 +389,48 @@ impl Scheduler {
         let now = self.now;
         // Leases: an executor's heartbeat renews all of its leases.
         if let Some(lease) = self.cfg.lease_us {
-            let expired: Vec<ExecutorId> = self
-                .executors
-                .iter()
-                .filter(|(_, e)| !e.running.is_empty() && e.lease_renewed + lease <= now)
-                .map(|(&id, _)| id)
-                .collect();
-            for id in expired {
+            while let Some((renewed, id)) = self.executors.oldest_lease() {
+                if renewed.saturating_add(lease) > now {
+                    break;
+                }
                 // Silent past its lease: presumed gone. Its jobs go back to the queue and
                 // it gets no more; if it is alive after all it must join again.
-                if let Some(e) = self.executors.remove(&id) {
-                    for job in e.running {
-                        self.counters.lease_expiries += 1;
-                        self.actions.push(Action::Cancel { on: id, job });
-                        self.requeue(job);
-                    }
+                let Some(e) = self.executors.remove(id) else {
+                    break;
+                };
+                for job in e.running {
+                    self.counters.lease_expiries += 1;
+                    self.actions.push(Action::Cancel { on: id, job });
+                    self.requeue(job);
                 }
             }
         }
         // Time limits of split positions.
-        let mut late = Vec::new();
-        for (&req, r) in &self.requests {
-            let Some(limit) = r.settings.time_limit_ms else {
-                continue;
-            };
-            for (&seq, p) in &r.positions {
-                if p.deep.is_some() && p.started.is_some_and(|s| s + limit * 1000 <= now) {
-                    late.push(PosKey { req, seq });
-                }
+        while let Some(&(deadline, key)) = self.deadlines.first() {
+            if deadline > now {
+                break;
             }
-        }
-        for key in late {
-            self.finish_deep(key, Stop::TimeLimit);
+            self.deadlines.remove(&(deadline, key));
+            self.finish_split(key, Stop::TimeLimit);
         }
     }
 
     /// When the next tick is due (µs), if anything waits on the clock.
     pub fn next_deadline(&self) -> Option<u64> {
-        let leases = self.cfg.lease_us.and_then(|l| {
-            self.executors
-                .values()
-                .filter(|e| !e.running.is_empty())
-                .map(|e| e.lease_renewed + l)
-                .min()
+        let lease = self.cfg.lease_us.and_then(|l| {
+            let (renewed, _) = self.executors.oldest_lease()?;
+            Some(renewed.saturating_add(l))
         });
-        let limits = self
-            .requests
-            .values()
-            .filter_map(|r| {
-                let limit = r.settings.time_limit_ms? * 1000;
-                r.positions
-                    .values()
-                    .filter(|p| p.deep.is_some())
-                    .filter_map(|p| Some(p.started? + limit))
-                    .min()
-            })
-            .min();
-        leases.into_iter().chain(limits).min()
+        let limit = self.deadlines.first().map(|&(d, _)| d);
+        lease.into_iter().chain(limit).min()
     }
 
     // ----- executors -----
 
-    /// An executor joined (or came back under a new id).
+    /// An executor joined. An id already known is the same executor starting afresh:
+    /// whatever it ran goes back to the queue first.
     pub fn add_executor(&mut self, id: ExecutorId, capacity: usize, tables: Vec<String>) {
+        self.remove_executor(id);
         self.executors.insert(
             id,
             ExecState {
@@ -351,20 +442,61 @@ impl Scheduler {
         );
     }
 
-    /// An executor is gone: its jobs go back to the queue.
+    /// An executor is gone (or hands back its jobs as it shuts down): its jobs go back to
+    /// the queue. A result it sends later is still taken if its job is still open.
     pub fn remove_executor(&mut self, id: ExecutorId) {
-        if let Some(e) = self.executors.remove(&id) {
+        if let Some(e) = self.executors.remove(id) {
             for job in e.running {
                 self.requeue(job);
             }
         }
     }
 
+    /// Sets how many jobs an executor may run at once; false when it is unknown. 0
+    /// drains it: it gets no new jobs, while those it runs go on and their results are
+    /// taken as usual. Below what it runs now, it gets no new job until it is under.
+    pub fn set_capacity(&mut self, id: ExecutorId, capacity: usize) -> bool {
+        self.executors
+            .update(id, |e| e.capacity = capacity)
+            .is_some()
+    }
+
+    /// The jobs an executor runs, with the attempt each was sent as.
+    pub fn running_on(&self, id: ExecutorId) -> Vec<(JobId, u32)> {
+        let Some(e) = self.executors.get(id) else {
+            return Vec::new();
+        };
+        e.running
+            .iter()
+            .map(|&job| (job, self.jobs.get(&job).map_or(0, |j| j.attempt)))
+            .collect()
+    }
+
+    /// Puts the jobs an executor runs back in the queue (it lost them, say in a restart
+    /// under the same id) and keeps the executor, with its capacity free for new jobs.
+    /// Returns how many went back. A late result of theirs is still taken while the job
+    /// is open.
+    pub fn requeue_executor_jobs(&mut self, id: ExecutorId) -> usize {
+        let jobs = self
+            .executors
+            .update(id, |e| std::mem::take(&mut e.running))
+            .unwrap_or_default();
+        let n = jobs.len();
+        for job in jobs {
+            self.requeue(job);
+        }
+        n
+    }
+
     /// The executor is alive: its leases are renewed.
     pub fn heartbeat(&mut self, id: ExecutorId) {
-        if let Some(e) = self.executors.get_mut(&id) {
-            e.lease_renewed = self.now;
-        }
+        let now = self.now;
+        self.executors.update(id, |e| e.lease_renewed = now);
+    }
+
+    /// Whether `id` is a known executor (one silent past its lease is forgotten).
+    pub fn has_executor(&self, id: ExecutorId) -> bool {
+        self.executors.get(id).is_some()
     }
 
     /// Executors known.
@@ -384,7 +516,7 @@ impl Scheduler {
             return false;
         };
         !self.queue.is_empty()
-            && self.executors.values().all(|e| e.running.is_empty())
+            && self.executors.busy() == 0
             && !self.executors.values().any(|e| e.tables.contains(&r.table))
     }
 
@@ -401,6 +533,32 @@ impl Scheduler {
         self.counters
     }
 
+    /// How far `req` has come (zeros but the executor counts for a request not known).
+    pub fn progress(&self, req: RequestId) -> Progress {
+        let mut p = Progress {
+            busy_executors: self.executors.busy(),
+            executors: self.executors.len(),
+            ..Progress::default()
+        };
+        let Some(r) = self.requests.get(&req) else {
+            return p;
+        };
+        p.records = r.lines.released();
+        p.lines = r.lines.next_seq();
+        p.input_done = r.input_done;
+        p.deepening = r.split.first().and_then(|&seq| {
+            let pos = r.lines.get(seq)?;
+            let deep = &pos.split.as_ref()?.deep;
+            Some(Deepening {
+                line: pos.line,
+                depth: deep.current(),
+                depth_exhausted: deep.exhausted(),
+                nodes: deep.nodes(),
+            })
+        });
+        p
+    }
+
     // ----- requests -----
 
     /// Opens a request: positions of one input, all with `settings`, needing `table`.
@@ -412,11 +570,10 @@ impl Scheduler {
             Request {
                 settings,
                 table,
-                positions: BTreeMap::new(),
+                lines: InFlight::default(),
                 ungrouped: Vec::new(),
-                ready: BTreeMap::new(),
-                next_release: 0,
-                next_seq: 0,
+                jobs: BTreeSet::new(),
+                split: BTreeSet::new(),
                 input_done: false,
             },
         );
@@ -425,9 +582,7 @@ impl Scheduler {
 
     /// Lines of `req` read but not yet released as records.
     pub fn in_flight(&self, req: RequestId) -> u64 {
-        self.requests
-            .get(&req)
-            .map_or(0, |r| r.next_seq - r.next_release)
+        self.requests.get(&req).map_or(0, |r| r.lines.len() as u64)
     }
 
     /// Adds one input line: a position to solve, or the error that the line is not one
@@ -439,37 +594,62 @@ impl Scheduler {
         input: String,
         parsed: Result<Position, RecordError>,
     ) {
+        self.push_line_resumed(req, line, input, parsed, None);
+    }
+
+    /// Adds one input line, as [`push_line`](Self::push_line), with a resume hint for an
+    /// optimal position: every length up to `proved_empty` is already known to have no
+    /// solution (a client that lost the coordinator mid-search sends the deepest length
+    /// it saw proved empty). Deepening starts past it (the shallow job only computes the
+    /// lower bound when the hint reaches `split_depth - 1`), and the record is a fresh
+    /// search's (same solutions, same `optimal` flag) but for nodes and time, with
+    /// `depth_exhausted` at least the hint. A hint at or beyond `max_length` gives the
+    /// record "no solution within `max_length`" at once. Ignored for two-phase.
+    pub fn push_line_resumed(
+        &mut self,
+        req: RequestId,
+        line: u64,
+        input: String,
+        parsed: Result<Position, RecordError>,
+        proved_empty: Option<u8>,
+    ) {
         let batch_size = self.cfg.batch_size.max(1);
         let Some(r) = self.requests.get_mut(&req) else {
             return;
         };
-        let seq = r.next_seq;
-        r.next_seq += 1;
         let position = match parsed {
             Ok(p) => p,
             Err(e) => {
-                r.ready.insert(
-                    seq,
-                    Record {
-                        line,
-                        input,
-                        outcome: Err(e),
-                    },
-                );
+                r.lines.push_ready(Record {
+                    line,
+                    input,
+                    outcome: Err(e),
+                });
                 return;
             }
         };
-        r.positions.insert(
-            seq,
-            Pos {
+        let proved_empty = match r.settings.method {
+            Method::Optimal => proved_empty,
+            Method::TwoPhase => None,
+        };
+        if proved_empty.is_some_and(|d| d >= r.settings.max_length) {
+            let outcome = Ok(deepen::nothing_within(&r.settings));
+            r.lines.push_ready(Record {
                 line,
                 input,
-                position,
-                started: None,
-                jobs: BTreeSet::new(),
-                deep: None,
-            },
-        );
+                outcome,
+            });
+            return;
+        }
+        let seq = r.lines.push_open(Pos {
+            line,
+            input,
+            position,
+            started: None,
+            jobs: JobSet::Empty,
+            split: None,
+            proved_empty,
+        });
         match r.settings.method {
             Method::TwoPhase => {
                 r.ungrouped.push(seq);
@@ -478,8 +658,7 @@ impl Scheduler {
                 }
             }
             Method::Optimal => {
-                let key = PosKey { req, seq };
-                self.new_job(Kind::Shallow { position: key }, (req, seq, 0, 0));
+                self.new_job(req, Kind::Shallow { seq }, (req, seq, 0, 0));
             }
         }
     }
@@ -494,35 +673,40 @@ impl Scheduler {
 
     /// Records of `req` ready for release, in input order.
     pub fn take_records(&mut self, req: RequestId) -> Vec<Record> {
-        let Some(r) = self.requests.get_mut(&req) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        while let Some(rec) = r.ready.remove(&r.next_release) {
-            r.next_release += 1;
-            out.push(rec);
-        }
-        self.counters.records += out.len() as u64;
-        out
+        std::iter::from_fn(|| self.next_record(req)).collect()
+    }
+
+    /// The next record of `req`, if it is ready for release (records come in input
+    /// order).
+    pub fn next_record(&mut self, req: RequestId) -> Option<Record> {
+        let rec = self.requests.get_mut(&req)?.lines.pop_ready()?;
+        self.counters.records += 1;
+        Some(rec)
     }
 
     /// Whether every line of `req` has been released.
     pub fn is_done(&self, req: RequestId) -> bool {
         self.requests
             .get(&req)
-            .is_none_or(|r| r.input_done && r.next_release == r.next_seq)
+            .is_none_or(|r| r.input_done && r.lines.len() == 0)
     }
 
     /// Forgets `req`, cancelling whatever of it still runs.
     pub fn close_request(&mut self, req: RequestId) {
-        let keys: Vec<PosKey> = match self.requests.get(&req) {
-            Some(r) => r.positions.keys().map(|&seq| PosKey { req, seq }).collect(),
-            None => return,
+        let Some(r) = self.requests.remove(&req) else {
+            return;
         };
-        for key in keys {
-            self.drop_jobs_of(key);
+        for id in r.jobs {
+            let Some(j) = self.jobs.remove(&id) else {
+                continue;
+            };
+            self.queue.remove(&j.table, j.prio, id);
+            if let Some(exec) = j.lease {
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
+            }
         }
-        self.requests.remove(&req);
+        self.deadlines.retain(|&(_, key)| key.req != req);
     }
 
     /// What the driver must do now: dispatches to free executors, cancellations.
@@ -535,85 +719,74 @@ impl Scheduler {
 
     /// A result came from executor `from`.
     pub fn on_result(&mut self, from: ExecutorId, result: JobResult) {
-        let Some(job) = self.jobs.get(&result.id) else {
+        let id = result.id;
+        let Some(job) = self.jobs.get(&id) else {
             // Finished, superseded or cancelled already: a late or repeated answer.
             self.counters.ignored_results += 1;
-            self.free_slot(from, result.id);
+            self.free_slot(from, id);
             return;
         };
-        let current = job
-            .lease
-            .is_some_and(|l| l.exec == from && result.attempt == job.attempt);
+        let current = job.lease == Some(from) && result.attempt == job.attempt;
         let whole = match &result.output {
-            Ok(out) => complete(&job.kind, out, &self.requests),
+            Ok(out) => complete(&job.kind, out, self.requests.get(&job.req)),
             Err(_) => true,
         };
         if current {
-            self.free_slot(from, result.id);
-            if let Some(e) = self.executors.get_mut(&from) {
-                e.lease_renewed = self.now;
-            }
+            let now = self.now;
+            self.executors.update(from, |e| {
+                e.running.remove(&id);
+                e.lease_renewed = now;
+            });
         }
         if let Err(JobError::MissingTable { name }) = &result.output {
             // The executor said it had the table and has not: never again.
-            if let Some(e) = self.executors.get_mut(&from) {
-                e.tables.remove(name);
-            }
+            self.executors.update(from, |e| e.tables.remove(name));
         }
         let retry = matches!(result.output, Err(JobError::MissingTable { .. })) || !whole;
         if retry {
             if current {
                 // Handed back (drain), cut short, or sent where the table is missing.
-                self.requeue(result.id);
+                self.requeue(id);
             } else {
                 self.counters.ignored_results += 1;
             }
             return;
         }
         // Accepted: the first complete answer wins.
-        let Some(job) = self.jobs.remove(&result.id) else {
+        let Some(job) = self.remove_job(id) else {
             return;
         };
-        self.queue.remove(&job.table, job.prio, result.id);
-        if let Some(l) = job.lease {
-            if l.exec != from || !current {
+        if let Some(exec) = job.lease {
+            if exec != from || !current {
                 // Another attempt still runs somewhere: stop it.
-                self.free_slot(l.exec, result.id);
-                self.actions.push(Action::Cancel {
-                    on: l.exec,
-                    job: result.id,
-                });
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
             }
         }
         self.counters.jobs_done += 1;
-        self.apply(job.kind, result);
+        self.apply(job.req, job.kind, result);
     }
 
     // ----- internals -----
 
     fn free_slot(&mut self, exec: ExecutorId, job: JobId) {
-        if let Some(e) = self.executors.get_mut(&exec) {
-            e.running.remove(&job);
-        }
+        self.executors.update(exec, |e| e.running.remove(&job));
     }
 
-    fn new_job(&mut self, kind: Kind, prio: Priority) -> JobId {
+    fn new_job(&mut self, req: RequestId, kind: Kind, prio: Priority) -> Option<JobId> {
+        let r = self.requests.get_mut(&req)?;
         let id = JobId(self.next_job);
         self.next_job += 1;
-        for key in kind_positions(&kind) {
-            if let Some(p) = self.pos_mut(key) {
-                p.jobs.insert(id);
-            }
+        r.jobs.insert(id);
+        if let Some(p) = kind.single().and_then(|seq| r.lines.get_mut(seq)) {
+            p.jobs.insert(id);
         }
-        let table = self
-            .requests
-            .get(&kind_request(&kind))
-            .map(|r| r.table.clone())
-            .unwrap_or_default();
+        let table = r.table.clone();
         self.queue.insert(&table, prio, id);
         self.jobs.insert(
             id,
             JobState {
+                req,
                 table,
                 kind,
                 attempt: 0,
@@ -622,24 +795,37 @@ impl Scheduler {
             },
         );
         self.counters.jobs_created += 1;
-        id
+        Some(id)
+    }
+
+    /// Forgets a job everywhere but on its executor (the caller frees or cancels that).
+    fn remove_job(&mut self, id: JobId) -> Option<JobState> {
+        let j = self.jobs.remove(&id)?;
+        self.queue.remove(&j.table, j.prio, id);
+        if let Some(r) = self.requests.get_mut(&j.req) {
+            r.jobs.remove(&id);
+            if let Some(p) = j.kind.single().and_then(|seq| r.lines.get_mut(seq)) {
+                p.jobs.remove(id);
+            }
+        }
+        Some(j)
     }
 
     /// Puts a job back in the queue for its next attempt.
     fn requeue(&mut self, id: JobId) {
-        if let Some(j) = self.jobs.get_mut(&id) {
-            if let Some(l) = j.lease.take() {
-                if let Some(e) = self.executors.get_mut(&l.exec) {
-                    e.running.remove(&id);
-                }
-            }
-            self.queue.insert(&j.table, j.prio, id);
-            self.counters.requeued += 1;
+        let Some(j) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        let lease = j.lease.take();
+        self.queue.insert(&j.table, j.prio, id);
+        self.counters.requeued += 1;
+        if let Some(exec) = lease {
+            self.free_slot(exec, id);
         }
     }
 
     fn pos_mut(&mut self, key: PosKey) -> Option<&mut Pos> {
-        self.requests.get_mut(&key.req)?.positions.get_mut(&key.seq)
+        self.requests.get_mut(&key.req)?.lines.get_mut(key.seq)
     }
 
     /// Cuts the ungrouped two-phase positions of `req` into jobs (a last partial one
@@ -649,113 +835,101 @@ impl Scheduler {
         let Some(r) = self.requests.get_mut(&req) else {
             return;
         };
-        let seqs = std::mem::take(&mut r.ungrouped);
-        for chunk in seqs.chunks(batch_size) {
-            let positions: Vec<PosKey> = chunk.iter().map(|&seq| PosKey { req, seq }).collect();
-            let prio = (req, chunk[0], 0, 0);
-            self.new_job(Kind::Batch { positions }, prio);
+        if r.ungrouped.is_empty() {
+            return;
         }
-    }
-
-    fn free_capacity(&self) -> usize {
-        self.executors
-            .values()
-            .map(|e| e.capacity.saturating_sub(e.running.len()))
-            .sum()
+        let mut seqs = std::mem::replace(
+            &mut r.ungrouped,
+            Vec::with_capacity(batch_size.min(MAX_PREALLOC)),
+        );
+        while !seqs.is_empty() {
+            let rest = seqs.split_off(batch_size.min(seqs.len()));
+            let first = seqs.first().copied().unwrap_or_default();
+            self.new_job(req, Kind::Batch { seqs }, (req, first, 0, 0));
+            seqs = rest;
+        }
     }
 
     fn dispatch(&mut self) {
         // Idle capacity with nothing queued: flush partial two-phase groups, and start
         // the next depth of split positions early.
-        if self.queue.len() < self.free_capacity() {
-            let reqs: Vec<RequestId> = self.requests.keys().copied().collect();
+        if self.queue.len() < self.executors.free_slots() {
+            let reqs: Vec<RequestId> = self
+                .requests
+                .iter()
+                .filter(|(_, r)| !r.ungrouped.is_empty())
+                .map(|(&id, _)| id)
+                .collect();
             for req in reqs {
                 self.group(req);
             }
-            if self.cfg.early_start && self.queue.len() < self.free_capacity() {
+            if self.cfg.early_start && self.queue.len() < self.executors.free_slots() {
                 self.start_early();
             }
         }
-        if self.queue.is_empty() {
-            return;
-        }
-        // Fill executors, the emptiest first, one job at a time.
-        loop {
-            let mut progressed = false;
-            let ids: Vec<ExecutorId> = self.executors.keys().copied().collect();
-            for exec in ids {
-                let Some(e) = self.executors.get(&exec) else {
-                    continue;
-                };
-                if e.running.len() >= e.capacity {
-                    continue;
+        // Fill executors with room, round-robin in id order, one job each per round.
+        let mut cursor = None;
+        let mut progressed = false;
+        while !self.queue.is_empty() {
+            let Some(exec) = self.executors.next_with_room(cursor) else {
+                if !progressed {
+                    break;
                 }
-                let Some((prio, id)) = self.queue.best_for(&e.tables) else {
-                    continue;
-                };
-                let table = self
-                    .jobs
-                    .get(&id)
-                    .map(|j| j.table.clone())
-                    .unwrap_or_default();
-                self.queue.remove(&table, prio, id);
-                if let Some(job) = self.materialise(id, exec) {
-                    self.actions.push(Action::Dispatch { to: exec, job });
-                    progressed = true;
-                }
+                progressed = false;
+                cursor = None;
+                continue;
+            };
+            cursor = Some(exec);
+            let Some(e) = self.executors.get(exec) else {
+                continue;
+            };
+            let Some((prio, id)) = self.queue.best_for(&e.tables) else {
+                continue;
+            };
+            if let Some(j) = self.jobs.get(&id) {
+                self.queue.remove(&j.table, prio, id);
             }
-            if !progressed || self.queue.is_empty() {
-                break;
+            if let Some(job) = self.materialise(id, exec) {
+                self.actions.push(Action::Dispatch { to: exec, job });
+                progressed = true;
             }
         }
     }
 
-    /// Builds the wire job for the next attempt of `id` on `exec`.
+    /// Builds the wire job for the next attempt of `id` on `exec`, and leases it.
     fn materialise(&mut self, id: JobId, exec: ExecutorId) -> Option<Job> {
         let now = self.now;
-        let (kind, attempt) = {
-            let j = self.jobs.get_mut(&id)?;
-            j.attempt += 1;
-            j.lease = Some(Lease { exec });
-            (j.kind.clone(), j.attempt)
-        };
-        if let Some(e) = self.executors.get_mut(&exec) {
-            if e.running.is_empty() {
-                e.lease_renewed = now;
-            }
-            e.running.insert(id);
-        }
-        for key in kind_positions(&kind) {
-            if let Some(p) = self.pos_mut(key) {
-                p.started.get_or_insert(now);
-            }
-        }
-        let req = self.requests.get(&kind_request(&kind))?;
+        let j = self.jobs.get(&id)?;
+        let req = self.requests.get(&j.req)?;
         let settings = &req.settings;
-        let item = |key: &PosKey| {
-            req.positions.get(&key.seq).map(|p| BatchItem {
+        let item = |seq: u64| {
+            req.lines.get(seq).map(|p| BatchItem {
                 line: p.line,
                 position: p.position,
             })
         };
-        let work = match &kind {
-            Kind::Batch { positions } => Work::Batch {
+        let work = match &j.kind {
+            Kind::Batch { seqs } => Work::Batch {
                 settings: settings.clone(),
-                items: positions.iter().filter_map(item).collect(),
+                items: seqs.iter().filter_map(|&seq| item(seq)).collect(),
             },
-            Kind::Shallow { position } => Work::Batch {
-                settings: deepen::shallow_settings(settings, self.cfg.split_depth),
-                items: item(position).into_iter().collect(),
-            },
+            Kind::Shallow { seq } => {
+                let p = req.lines.get(*seq)?;
+                let searched = deepen::resumed_settings(settings, p.proved_empty);
+                Work::Batch {
+                    settings: deepen::shallow_settings(&searched, self.cfg.split_depth),
+                    items: item(*seq).into_iter().collect(),
+                }
+            }
             Kind::Subtrees {
-                position,
+                seq,
                 depth,
                 prefixes,
             } => {
-                let p = req.positions.get(&position.seq)?;
-                let deep = p.deep.as_ref()?;
+                let p = req.lines.get(*seq)?;
+                let deep = &p.split.as_ref()?.deep;
                 let time_limit_ms = settings.time_limit_ms.map(|l| {
-                    let spent = (now - p.started.unwrap_or(now)) / 1000;
+                    let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
                     l.saturating_sub(spent).max(1)
                 });
                 Work::Subtrees(SubtreeWork {
@@ -763,63 +937,80 @@ impl Scheduler {
                     depth: *depth,
                     prefixes: prefixes
                         .iter()
-                        .map(|&i| self.prefixes[i as usize].clone())
+                        .filter_map(|&i| self.prefixes.get(i as usize).cloned())
                         .collect(),
                     max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
                     time_limit_ms,
                 })
             }
         };
-        self.counters.dispatched += 1;
-        Some(Job {
+        let attempt = j.attempt.saturating_add(1);
+        let job = Job {
             id,
             attempt,
-            table: req.table.clone(),
+            table: j.table.clone(),
             work,
-        })
+        };
+        // Leased from here on.
+        let j = self.jobs.get_mut(&id)?;
+        j.attempt = attempt;
+        j.lease = Some(exec);
+        if let Some(r) = self.requests.get_mut(&j.req) {
+            for &seq in j.kind.seqs() {
+                if let Some(p) = r.lines.get_mut(seq) {
+                    p.started.get_or_insert(now);
+                }
+            }
+        }
+        self.executors.update(exec, |e| {
+            if e.running.is_empty() {
+                e.lease_renewed = now;
+            }
+            e.running.insert(id);
+        });
+        self.counters.dispatched += 1;
+        Some(job)
     }
 
     /// Routes an accepted result to its positions.
-    fn apply(&mut self, kind: Kind, result: JobResult) {
+    fn apply(&mut self, req: RequestId, kind: Kind, result: JobResult) {
         let out = match result.output {
             Ok(out) => out,
             Err(e) => {
-                for key in kind_positions(&kind) {
-                    self.finish(key, Err(RecordError::Job(e.clone())));
+                for &seq in kind.seqs() {
+                    self.finish(PosKey { req, seq }, Err(RecordError::Job(e.clone())));
                 }
                 return;
             }
         };
         match (kind, out) {
-            (Kind::Batch { positions }, JobOutput::Batch(results)) => {
-                for (key, r) in positions.into_iter().zip(results) {
+            (Kind::Batch { seqs }, JobOutput::Batch(results)) => {
+                for (seq, r) in seqs.into_iter().zip(results) {
                     self.counters.nodes += r.nodes;
-                    self.finish(key, Ok(solved_from(&r)));
+                    self.finish(PosKey { req, seq }, Ok(deepen::solved(r)));
                 }
             }
-            (Kind::Shallow { position }, JobOutput::Batch(mut results)) => {
+            (Kind::Shallow { seq }, JobOutput::Batch(mut results)) => {
                 let Some(r) = results.pop() else { return };
                 self.counters.nodes += r.nodes;
-                self.after_shallow(position, r);
+                self.after_shallow(PosKey { req, seq }, r);
             }
             (
                 Kind::Subtrees {
-                    position,
+                    seq,
                     depth,
                     prefixes,
                 },
                 JobOutput::Subtrees(results),
             ) => {
-                let id = result.id;
                 let nodes: u64 = results.iter().map(|r| r.nodes).sum();
                 self.counters.nodes += nodes;
-                let Some(p) = self.pos_mut(position) else {
+                let key = PosKey { req, seq };
+                let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
                     return;
                 };
-                p.jobs.remove(&id);
-                let Some(deep) = p.deep.as_mut() else { return };
-                deep.absorb(id, depth, &prefixes, results);
-                self.advance(position);
+                split.deep.absorb(result.id, depth, &prefixes, results);
+                self.advance(key);
             }
             // A result of another shape than its job: `complete` refused it already.
             _ => {}
@@ -827,16 +1018,24 @@ impl Scheduler {
     }
 
     fn after_shallow(&mut self, key: PosKey, r: PositionResult) {
-        let Some(req) = self.requests.get(&key.req) else {
+        let split_depth = self.cfg.split_depth;
+        let Some(req) = self.requests.get_mut(&key.req) else {
             return;
         };
-        let settings = req.settings.clone();
-        match Deep::after_shallow(&settings, self.cfg.split_depth, &r) {
-            None => self.finish(key, Ok(solved_from(&r))),
-            Some(deep) => {
-                if let Some(p) = self.pos_mut(key) {
-                    p.jobs.clear();
-                    p.deep = Some(Box::new(deep));
+        let Some(p) = req.lines.get_mut(key.seq) else {
+            return;
+        };
+        match deepen::after_shallow(&req.settings, split_depth, r, p.proved_empty) {
+            AfterShallow::Done(solved) => self.finish(key, Ok(solved)),
+            AfterShallow::Deepen(deep) => {
+                let deadline = req.settings.time_limit_ms.and_then(|l| {
+                    let start = p.started?;
+                    Some(start.saturating_add(l.saturating_mul(1000)))
+                });
+                p.split = Some(Box::new(Split { deep, deadline }));
+                req.split.insert(key.seq);
+                if let Some(d) = deadline {
+                    self.deadlines.insert((d, key));
                 }
                 self.advance(key);
             }
@@ -849,15 +1048,13 @@ impl Scheduler {
             let Some(req) = self.requests.get_mut(&key.req) else {
                 return;
             };
-            let settings = req.settings.clone();
-            let Some(p) = req.positions.get_mut(&key.seq) else {
+            let Some(split) = req.lines.get_mut(key.seq).and_then(|p| p.split.as_mut()) else {
                 return;
             };
-            let Some(deep) = p.deep.as_mut() else { return };
-            match deep.step(&settings) {
+            match split.deep.step(&req.settings) {
                 Step::Wait => return,
                 Step::Finished(stop) => {
-                    self.finish_deep(key, stop);
+                    self.finish_split(key, stop);
                     return;
                 }
                 Step::NeedJobs(depth) => {
@@ -869,31 +1066,27 @@ impl Scheduler {
 
     /// Makes the subtree jobs of `depth` for a split position.
     fn make_depth_jobs(&mut self, key: PosKey, depth: u8) {
-        let slots: usize = self
-            .executors
-            .values()
-            .map(|e| e.capacity)
-            .sum::<usize>()
-            .max(1);
+        let slots = self.executors.capacity().max(1);
         let groups = {
             let prefixes = Arc::clone(&self.prefixes);
             let cfg = self.cfg.clone();
-            let Some(p) = self.pos_mut(key) else { return };
-            let Some(deep) = p.deep.as_mut() else { return };
-            deep.open_depth(depth);
-            deep.groups(&prefixes, slots, &cfg)
+            let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
+                return;
+            };
+            split.deep.open_depth(depth);
+            split.deep.groups(&prefixes, slots, &cfg)
         };
         for (g, prefixes) in groups.into_iter().enumerate() {
-            let id = self.new_job(
-                Kind::Subtrees {
-                    position: key,
-                    depth,
-                    prefixes,
-                },
-                (key.req, key.seq, depth, g as u32),
-            );
-            if let Some(deep) = self.pos_mut(key).and_then(|p| p.deep.as_mut()) {
-                deep.add_job(depth, id);
+            let kind = Kind::Subtrees {
+                seq: key.seq,
+                depth,
+                prefixes,
+            };
+            let Some(id) = self.new_job(key.req, kind, (key.req, key.seq, depth, g as u32)) else {
+                return;
+            };
+            if let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) {
+                split.deep.add_job(depth, id);
             }
         }
     }
@@ -903,21 +1096,20 @@ impl Scheduler {
     fn start_early(&mut self) {
         let mut keys = Vec::new();
         for (&req, r) in &self.requests {
-            for (&seq, p) in &r.positions {
-                let Some(deep) = &p.deep else { continue };
-                let queued = p
-                    .jobs
-                    .iter()
-                    .any(|id| self.jobs.get(id).is_some_and(|j| j.lease.is_none()));
-                if !queued {
-                    if let Some(d) = deep.early_candidate(&r.settings) {
-                        keys.push((PosKey { req, seq }, d));
-                    }
+            for &seq in &r.split {
+                let Some(split) = r.lines.get(seq).and_then(|p| p.split.as_ref()) else {
+                    continue;
+                };
+                if self.queue.holds_position(&r.table, req, seq) {
+                    continue;
+                }
+                if let Some(d) = split.deep.early_candidate(&r.settings) {
+                    keys.push((PosKey { req, seq }, d));
                 }
             }
         }
         for (key, depth) in keys {
-            if self.queue.len() >= self.free_capacity() {
+            if self.queue.len() >= self.executors.free_slots() {
                 break;
             }
             self.make_depth_jobs(key, depth);
@@ -925,43 +1117,33 @@ impl Scheduler {
     }
 
     /// Finishes a split position (solutions found, space exhausted, or out of time).
-    fn finish_deep(&mut self, key: PosKey, stop: Stop) {
+    fn finish_split(&mut self, key: PosKey, stop: Stop) {
         let now = self.now;
         let Some(req) = self.requests.get(&key.req) else {
             return;
         };
-        let settings = req.settings.clone();
-        let Some(p) = req.positions.get(&key.seq) else {
+        let Some(p) = req.lines.get(key.seq) else {
             return;
         };
-        let Some(deep) = &p.deep else { return };
+        let Some(split) = &p.split else { return };
         let micros = now.saturating_sub(p.started.unwrap_or(now));
-        let solved = deep.record(&settings, stop, micros);
+        let solved = split.deep.record(&req.settings, stop, micros);
         self.finish(key, Ok(solved));
     }
 
     /// Cancels every open job of a position.
     fn drop_jobs_of(&mut self, key: PosKey) {
-        let ids: Vec<JobId> = match self.pos_mut(key) {
-            Some(p) => std::mem::take(&mut p.jobs).into_iter().collect(),
+        let ids = match self.pos_mut(key) {
+            Some(p) => p.jobs.take(),
             None => return,
         };
         for id in ids {
-            // A batch job shared with other positions lives on for them.
-            if let Some(j) = self.jobs.get(&id) {
-                if kind_positions(&j.kind).len() > 1 {
-                    continue;
-                }
-            }
-            if let Some(j) = self.jobs.remove(&id) {
-                self.queue.remove(&j.table, j.prio, id);
-                if let Some(l) = j.lease {
-                    self.free_slot(l.exec, id);
-                    self.actions.push(Action::Cancel {
-                        on: l.exec,
-                        job: id,
-                    });
-                }
+            let Some(j) = self.remove_job(id) else {
+                continue;
+            };
+            if let Some(exec) = j.lease {
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
             }
         }
     }
@@ -972,52 +1154,31 @@ impl Scheduler {
         let Some(r) = self.requests.get_mut(&key.req) else {
             return;
         };
-        let Some(p) = r.positions.remove(&key.seq) else {
-            return;
-        };
-        r.ready.insert(
-            key.seq,
-            Record {
-                line: p.line,
-                input: p.input,
-                outcome,
-            },
-        );
-    }
-}
-
-fn kind_request(kind: &Kind) -> RequestId {
-    match kind {
-        Kind::Batch { positions } => positions.first().map_or(RequestId(0), |k| k.req),
-        Kind::Shallow { position } | Kind::Subtrees { position, .. } => position.req,
-    }
-}
-
-fn kind_positions(kind: &Kind) -> Vec<PosKey> {
-    match kind {
-        Kind::Batch { positions } => positions.clone(),
-        Kind::Shallow { position } | Kind::Subtrees { position, .. } => vec![*position],
+        let closed = r.lines.close(key.seq, |p| Record {
+            line: p.line,
+            input: std::mem::take(&mut p.input),
+            outcome,
+        });
+        if let Some(split) = closed.and_then(|p| p.split) {
+            r.split.remove(&key.seq);
+            if let Some(d) = split.deadline {
+                self.deadlines.remove(&(d, key));
+            }
+        }
     }
 }
 
 /// Whether `out` is a complete answer to a job of `kind`: every position or subtree
 /// answered (or the job's solution count reached), nothing cut short by a cancellation.
-fn complete(kind: &Kind, out: &JobOutput, requests: &BTreeMap<RequestId, Request>) -> bool {
+fn complete(kind: &Kind, out: &JobOutput, req: Option<&Request>) -> bool {
     match (kind, out) {
-        (Kind::Batch { positions }, JobOutput::Batch(rs)) => {
-            let lines: Option<Vec<u64>> = positions
-                .iter()
-                .map(|k| {
-                    requests
-                        .get(&k.req)
-                        .and_then(|r| r.positions.get(&k.seq))
-                        .map(|p| p.line)
+        (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
+            let Some(req) = req else { return false };
+            rs.len() == seqs.len()
+                && rs.iter().zip(seqs).all(|(r, &seq)| {
+                    r.stop != Stop::Cancelled
+                        && req.lines.get(seq).is_some_and(|p| p.line == r.line)
                 })
-                .collect();
-            let Some(lines) = lines else { return false };
-            rs.len() == lines.len()
-                && rs.iter().zip(&lines).all(|(r, &l)| r.line == l)
-                && rs.iter().all(|r| r.stop != Stop::Cancelled)
         }
         (Kind::Shallow { .. }, JobOutput::Batch(rs)) => {
             rs.len() == 1 && rs[0].stop != Stop::Cancelled
@@ -1034,17 +1195,5 @@ fn complete(kind: &Kind, out: &JobOutput, requests: &BTreeMap<RequestId, Request
             rs.len() == prefixes.len() || found || timed
         }
         _ => false,
-    }
-}
-
-fn solved_from(r: &PositionResult) -> Solved {
-    Solved {
-        solutions: r.solutions.clone(),
-        optimal: r.optimal,
-        depth_exhausted: r.depth_exhausted,
-        nodes: r.nodes,
-        lookups: r.lookups,
-        micros: r.micros,
-        stop: r.stop,
     }
 }

@@ -3,183 +3,26 @@
 //! Each seed builds a random input (good and bad lines) and a random schedule over fake
 //! executors that join, die mid-job (saying so or silently), stall past their lease and
 //! come back with late results, answer twice, send poisoned partial answers when
-//! cancelled, or lack the table. The fake executors answer every job deterministically
+//! cancelled, lack the table, or drain (capacity 0: no new jobs, the running ones finish)
+//! and then come back or leave handing their jobs back; some lines come with a resume
+//! hint (a length below the position's distance, known to have no solution). The fake executors answer every job deterministically
 //! from the job alone, so a fault-free run (one healthy executor) gives the reference
 //! records. The invariants: every input line gets exactly one record, in input order,
-//! equal to the fault-free run's; no executor ever receives a job for a table it lacks;
-//! and nothing from cancelled or superseded work reaches a record (the poisoned answers
-//! would show).
+//! equal to the fault-free run's (hints change nothing but node counts); no executor
+//! ever receives a job for a table it lacks, or while it drains; nothing from cancelled or
+//! superseded work reaches a record (the poisoned answers would show); and the request's
+//! progress agrees with what was pushed and released.
 //!
 //! A failing seed is printed; replay it with `SIM_SEED=<seed> cargo test -p
 //! cubeswarm-coordinator --test sim`. `SIM_SEEDS=<n>` runs more seeds.
 
+mod fake;
+
 use coordinator::{Action, Config, ExecutorId, RequestId, Scheduler};
-use proto::{
-    Job, JobId, JobOutput, JobResult, Method, PositionResult, Record, RecordError, Settings,
-    Solved, Stop, SubtreeResult, Work,
-};
+use fake::{answer, poisoned, result, truth, PREFIX_LEN, TABLE};
+use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
 use std::collections::{BTreeMap, BTreeSet};
-use std::hash::{Hash, Hasher};
 use tables::{Cube, Move, Position, SplitMix64};
-
-const TABLE: &str = "tbl";
-const PREFIX_LEN: usize = 2;
-
-fn hash<T: Hash>(t: T) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    t.hash(&mut h);
-    h.finish()
-}
-
-/// The fake truth about a position: its distance and where its solutions are.
-struct Truth {
-    distance: u8,
-    lower_bound: u8,
-    /// Prefix indices holding a solution at `distance`.
-    at_distance: Vec<usize>,
-    /// Prefix indices holding a solution at `distance + 1`.
-    beyond: Vec<usize>,
-}
-
-fn truth(p: &Position, all_mode: bool, prefixes: &[Vec<Move>]) -> Truth {
-    let h = hash(p.cube());
-    let distance = 8 + (h % 9) as u8; // 8..=16
-    let lower_bound = distance - ((h >> 8) % 3) as u8;
-    let n = prefixes.len();
-    let k = if all_mode { 2 } else { 1 };
-    let at_distance = (0..k).map(|i| (hash((h, i)) as usize) % n).collect();
-    let beyond = (0..3).map(|i| (hash((h, i, 7)) as usize) % n).collect();
-    Truth {
-        distance,
-        lower_bound,
-        at_distance,
-        beyond,
-    }
-}
-
-fn filler(len: usize, salt: u64) -> Vec<Move> {
-    // Any moves: the scheduler never checks them, the records are compared.
-    (0..len)
-        .map(|i| Move::ALL[(hash((salt, i)) % 18) as usize])
-        .collect()
-}
-
-/// The deterministic answer to a job.
-fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
-    match &job.work {
-        Work::Batch { settings, items } => JobOutput::Batch(
-            items
-                .iter()
-                .map(|it| {
-                    let h = hash(it.position.cube());
-                    if settings.method == Method::TwoPhase {
-                        return PositionResult {
-                            line: it.line,
-                            solutions: vec![filler(15 + (h % 5) as usize, h)],
-                            optimal: false,
-                            lower_bound: 0,
-                            depth_exhausted: None,
-                            nodes: h % 1000,
-                            lookups: h % 77,
-                            micros: 10,
-                            stop: Stop::Completed,
-                        };
-                    }
-                    let t = truth(&it.position, all_mode, prefixes);
-                    let (lo, hi) = (settings.min_length, settings.max_length);
-                    let found = t.distance >= lo && t.distance <= hi;
-                    PositionResult {
-                        line: it.line,
-                        solutions: if found {
-                            vec![filler(t.distance as usize, h)]
-                        } else {
-                            vec![]
-                        },
-                        optimal: found && lo <= t.lower_bound,
-                        lower_bound: t.lower_bound,
-                        depth_exhausted: if found {
-                            Some(t.distance - 1)
-                        } else {
-                            Some(hi.max(t.lower_bound.saturating_sub(1)).min(hi))
-                        },
-                        nodes: h % 500,
-                        lookups: 0,
-                        micros: 5,
-                        stop: if found {
-                            Stop::Completed
-                        } else {
-                            Stop::Exhausted
-                        },
-                    }
-                })
-                .collect(),
-        ),
-        Work::Subtrees(w) => {
-            let t = truth(&w.position, all_mode, prefixes);
-            let mut out = Vec::new();
-            let mut total = 0usize;
-            for (i, p) in w.prefixes.iter().enumerate() {
-                if w.max_solutions.is_some_and(|m| total >= m as usize) {
-                    break;
-                }
-                let idx = prefixes.iter().position(|q| q == p).expect("known prefix");
-                let mut sols = Vec::new();
-                let holds = |list: &[usize]| list.contains(&idx);
-                if w.depth == t.distance && holds(&t.at_distance) {
-                    let mut s = p.clone();
-                    s.extend(filler(w.depth as usize - p.len(), idx as u64));
-                    sols.push(s);
-                }
-                if w.depth == t.distance + 1 && holds(&t.beyond) {
-                    sols.push(filler(w.depth as usize, 999 + idx as u64));
-                }
-                total += sols.len();
-                out.push(SubtreeResult {
-                    prefix: i as u32,
-                    nodes: hash((idx, w.depth, hash(w.position.cube()))) % 100 + 1,
-                    lookups: 1,
-                    stop: if sols.is_empty() {
-                        Stop::Exhausted
-                    } else {
-                        Stop::Completed
-                    },
-                    solutions: sols,
-                });
-            }
-            JobOutput::Subtrees(out)
-        }
-    }
-}
-
-fn poisoned(job: &Job) -> JobOutput {
-    // What a cancelled job might say: partial, and wrong.
-    match &job.work {
-        Work::Batch { items, .. } => JobOutput::Batch(
-            items
-                .iter()
-                .take(1)
-                .map(|it| PositionResult {
-                    line: it.line,
-                    solutions: vec![filler(3, 4242)],
-                    optimal: true,
-                    lower_bound: 0,
-                    depth_exhausted: None,
-                    nodes: 1,
-                    lookups: 0,
-                    micros: 0,
-                    stop: Stop::Cancelled,
-                })
-                .collect(),
-        ),
-        Work::Subtrees(_) => JobOutput::Subtrees(vec![SubtreeResult {
-            prefix: 0,
-            solutions: vec![filler(5, 4243)],
-            nodes: 1,
-            lookups: 0,
-            stop: Stop::Cancelled,
-        }]),
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Health {
@@ -193,6 +36,8 @@ struct FakeExec {
     capacity: usize,
     has_table: bool,
     health: Health,
+    /// Capacity set to 0: it must get no new job.
+    drained: bool,
     running: Vec<Job>,
     cancelled: Vec<Job>,
 }
@@ -305,6 +150,7 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
                 capacity,
                 has_table,
                 health: Health::Alive,
+                drained: false,
                 running: Vec::new(),
                 cancelled: Vec::new(),
             },
@@ -329,7 +175,16 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         if fed < input.lines.len() {
             let k = 1 + rng.below(4) as usize;
             for (line, text, parsed) in input.lines.iter().skip(fed).take(k) {
-                sched.push_line(req, *line, text.clone(), parsed.clone());
+                // A resume hint, honest: below the position's distance (two-phase
+                // ignores it).
+                let hint = match parsed {
+                    Ok(p) if faults && rng.below(3) == 0 => {
+                        let t = truth(p, sc.all_mode, &prefixes);
+                        Some(rng.below(u64::from(t.distance)) as u8)
+                    }
+                    _ => None,
+                };
+                sched.push_line_resumed(req, *line, text.clone(), parsed.clone(), hint);
             }
             fed = (fed + k).min(input.lines.len());
             if fed == input.lines.len() {
@@ -343,6 +198,7 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
                 if now >= until {
                     // Back: says hello again (its lease may have ended meanwhile).
                     e.health = Health::Alive;
+                    e.drained = false;
                     let tables = vec![if e.has_table { TABLE } else { "other" }.to_string()];
                     sched.add_executor(id, e.capacity, tables);
                 }
@@ -362,6 +218,9 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
                     if job.table != TABLE {
                         return Err(format!("job names table {}", job.table));
                     }
+                    if e.drained {
+                        return Err(format!("{job:?} sent to {to:?}, which drains"));
+                    }
                     if e.health != Health::Dead {
                         e.running.push(job);
                     }
@@ -377,6 +236,20 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
             }
         }
         records.extend(sched.take_records(req));
+        let progress = sched.progress(req);
+        let pushed = input.lines.iter().take(fed).count() as u64;
+        if progress.records != records.len() as u64
+            || progress.lines != pushed
+            || progress.busy_executors > progress.executors
+            || progress
+                .deepening
+                .is_some_and(|d| d.depth_exhausted.is_some_and(|x| x >= d.depth))
+        {
+            return Err(format!(
+                "progress {progress:?} with {} records of {pushed} lines",
+                records.len()
+            ));
+        }
         if sched.is_done(req) && fed == input.lines.len() {
             return Ok(records);
         }
@@ -408,6 +281,21 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
             let cap = 1 + rng.below(3) as usize;
             let has = rng.below(3) != 0;
             add_exec(&mut execs, &mut sched, cap, has);
+        } else if faults && (28..36).contains(&roll) && e.health == Health::Alive {
+            if !e.drained {
+                // Drains: no new jobs; what it runs goes on.
+                e.drained = true;
+                sched.set_capacity(id, 0);
+            } else if rng.below(2) == 0 {
+                // Back to work.
+                e.drained = false;
+                sched.set_capacity(id, e.capacity);
+            } else {
+                // Shuts down, handing back what it still runs.
+                e.health = Health::Dead;
+                e.running.clear();
+                sched.remove_executor(id);
+            }
         } else if !e.cancelled.is_empty() && e.health != Health::Dead {
             let j = e.cancelled.remove(0);
             let r = result(&j, Ok(poisoned(&j)));
@@ -439,7 +327,7 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         // Keep the run live: some healthy executor with the table must exist.
         let healthy = execs
             .values()
-            .any(|e| e.has_table && e.health != Health::Dead);
+            .any(|e| e.has_table && e.health != Health::Dead && !e.drained);
         if !healthy {
             add_exec(&mut execs, &mut sched, 1, true);
         }
@@ -463,15 +351,6 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         sched.counters(),
         sched.job_counts(),
     ))
-}
-
-fn result(job: &Job, output: Result<JobOutput, proto::JobError>) -> JobResult {
-    JobResult {
-        id: job.id,
-        attempt: job.attempt,
-        micros: 1,
-        output,
-    }
 }
 
 fn check_seed(seed: u64) -> Result<(), String> {

@@ -10,7 +10,9 @@ use super::metrics::Metrics;
 use crate::executor::ExecutorId;
 use crate::input::InputLine;
 use crate::scheduler::{Action, Config, RequestId, Scheduler};
-use proto::wire::{self as w, coordinator_message::Msg as ToWorker, solve_response::Msg as ToClient};
+use proto::wire::{
+    self as w, coordinator_message::Msg as ToWorker, solve_response::Msg as ToClient,
+};
 use proto::{JobResult, Settings};
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -174,12 +176,9 @@ impl Core {
             }
             self.metrics.publish(&self.sched, self.workers.len());
             let until_progress = self.next_progress.saturating_duration_since(Instant::now());
-            let wait = self
-                .sched
-                .next_deadline()
-                .map_or(until_progress, |d| {
-                    Duration::from_micros(d.saturating_sub(self.now())).min(until_progress)
-                });
+            let wait = self.sched.next_deadline().map_or(until_progress, |d| {
+                Duration::from_micros(d.saturating_sub(self.now())).min(until_progress)
+            });
             let first = match rx.recv_timeout(wait) {
                 Ok(m) => m,
                 Err(RecvTimeoutError::Timeout) => continue,
@@ -195,7 +194,11 @@ impl Core {
                     return;
                 }
                 taken += 1;
-                next = if taken < 4096 { rx.try_recv().ok() } else { None };
+                next = if taken < 4096 {
+                    rx.try_recv().ok()
+                } else {
+                    None
+                };
             }
         }
     }
@@ -240,7 +243,10 @@ impl Core {
             }
             CoreMsg::Left { id } => {
                 if self.workers.remove(&id).is_some() {
-                    tracing::info!(executor = id.0, "worker left; its jobs go back to the queue");
+                    tracing::info!(
+                        executor = id.0,
+                        "worker left; its jobs go back to the queue"
+                    );
                 }
                 self.sched.remove_executor(id);
             }
@@ -252,7 +258,8 @@ impl Core {
                 window,
             } => {
                 let slots: u64 = self.workers.values().map(|w| u64::from(w.slots)).sum();
-                let n = crate::run::window(&self.cfg, &settings, slots.max(self.window_min) as usize);
+                let n =
+                    crate::run::window(&self.cfg, &settings, slots.max(self.window_min) as usize);
                 window.add_permits(n as usize);
                 let req = self.sched.open_request(settings, table);
                 self.clients.insert(
@@ -311,8 +318,7 @@ impl Core {
                 Action::Cancel { on, job } => (on, ToWorker::Cancel(w::Cancel { job: job.0 })),
             };
             let sent = self.workers.get(&id).is_some_and(|w| {
-                w.tx
-                    .send(Ok(w::CoordinatorMessage { msg: Some(msg) }))
+                w.tx.send(Ok(w::CoordinatorMessage { msg: Some(msg) }))
                     .is_ok()
             });
             if !sent && self.sched.has_executor(id) {
@@ -380,9 +386,9 @@ impl Core {
             let msg = w::Progress {
                 records: c.records,
                 lines: c.lines,
-                depth: p.depth.map_or(0, u32::from),
-                proved_empty: p.proved_empty.map(u32::from),
-                nodes: p.nodes,
+                depth: p.deepening.map_or(0, |d| u32::from(d.depth)),
+                proved_empty: p.deepening.and_then(|d| d.depth_exhausted).map(u32::from),
+                nodes: p.deepening.map_or(0, |d| d.nodes),
                 workers_busy: p.busy_executors as u32,
                 workers,
             };

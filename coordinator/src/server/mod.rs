@@ -177,8 +177,10 @@ pub async fn start(
         let read = |p: &PathBuf, what: &str| {
             std::fs::read(p).map_err(|e| format!("cannot read TLS {what} {}: {e}", p.display()))
         };
-        let identity = tonic::transport::Identity::from_pem(read(cert, "certificate")?, read(key, "key")?);
-        builder = builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+        let identity =
+            tonic::transport::Identity::from_pem(read(cert, "certificate")?, read(key, "key")?);
+        builder =
+            builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
     let router = builder
         .add_service(health_service)
@@ -213,7 +215,9 @@ pub async fn start(
     health
         .set_serving::<tables_server::TablesServer<TablesSvc>>()
         .await;
-    health.set_service_status("", tonic_health::ServingStatus::Serving).await;
+    health
+        .set_service_status("", tonic_health::ServingStatus::Serving)
+        .await;
     metrics.set_ready(true);
     let incoming = tokio_stream::wrappers::TcpListenerStream::new(grpc);
     let shutdown_metrics = metrics.clone();
@@ -427,7 +431,9 @@ fn check_settings(s: &Settings) -> Result<(), Error> {
         return Err(Error::Invalid("max_length must be at most 30".into()));
     }
     if s.min_length > s.max_length && s.method == proto::Method::Optimal {
-        return Err(Error::Invalid("min_length is larger than max_length".into()));
+        return Err(Error::Invalid(
+            "min_length is larger than max_length".into(),
+        ));
     }
     if s.max_solutions == Some(0) {
         return Err(Error::Invalid("max_solutions must be at least 1".into()));
@@ -493,8 +499,12 @@ impl clients_server::Clients for ClientsSvc {
                     _ = out.closed() => break false,
                 };
                 let lines = match m {
-                    Ok(Some(w::SolveRequest { msg: Some(Msg::Lines(l)) })) => l.lines,
-                    Ok(Some(w::SolveRequest { msg: Some(Msg::End(_)) })) => break true,
+                    Ok(Some(w::SolveRequest {
+                        msg: Some(Msg::Lines(l)),
+                    })) => l.lines,
+                    Ok(Some(w::SolveRequest {
+                        msg: Some(Msg::End(_)),
+                    })) => break true,
                     Ok(Some(_)) => {
                         let _ = out.send(Err(Error::Protocol(
                             "after Open only Lines and End may come".into(),
@@ -507,10 +517,7 @@ impl clients_server::Clients for ClientsSvc {
                 let mut bad = None;
                 for l in lines {
                     if l.id <= last_id {
-                        bad = Some(format!(
-                            "line ids must increase: {} after {last_id}",
-                            l.id
-                        ));
+                        bad = Some(format!("line ids must increase: {} after {last_id}", l.id));
                         break;
                     }
                     last_id = l.id;

@@ -1,0 +1,177 @@
+//! The fake executors' answers, shared by the simulation and the scheduler tests: every
+//! job is answered deterministically from the job alone, from a made-up truth about
+//! each position (its distance, lower bound, and which subtrees hold its solutions).
+#![allow(dead_code)]
+
+use proto::{Job, JobOutput, JobResult, Method, PositionResult, Stop, SubtreeResult, Work};
+use std::hash::{Hash, Hasher};
+use tables::{Move, Position};
+
+pub const TABLE: &str = "tbl";
+pub const PREFIX_LEN: usize = 2;
+
+pub fn hash<T: Hash>(t: T) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// The fake truth about a position: its distance and where its solutions are.
+pub struct Truth {
+    pub distance: u8,
+    pub lower_bound: u8,
+    /// Prefix indices holding a solution at `distance`.
+    pub at_distance: Vec<usize>,
+    /// Prefix indices holding a solution at `distance + 1`.
+    pub beyond: Vec<usize>,
+}
+
+pub fn truth(p: &Position, all_mode: bool, prefixes: &[Vec<Move>]) -> Truth {
+    let h = hash(p.cube());
+    let distance = 8 + (h % 9) as u8; // 8..=16
+    let lower_bound = distance - ((h >> 8) % 3) as u8;
+    let n = prefixes.len();
+    let k = if all_mode { 2 } else { 1 };
+    let at_distance = (0..k).map(|i| (hash((h, i)) as usize) % n).collect();
+    let beyond = (0..3).map(|i| (hash((h, i, 7)) as usize) % n).collect();
+    Truth {
+        distance,
+        lower_bound,
+        at_distance,
+        beyond,
+    }
+}
+
+pub fn filler(len: usize, salt: u64) -> Vec<Move> {
+    // Any moves: the scheduler never checks them, the records are compared.
+    (0..len)
+        .map(|i| Move::ALL[(hash((salt, i)) % 18) as usize])
+        .collect()
+}
+
+/// The deterministic answer to a job.
+pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
+    match &job.work {
+        Work::Batch { settings, items } => JobOutput::Batch(
+            items
+                .iter()
+                .map(|it| {
+                    let h = hash(it.position.cube());
+                    if settings.method == Method::TwoPhase {
+                        return PositionResult {
+                            line: it.line,
+                            solutions: vec![filler(15 + (h % 5) as usize, h)],
+                            optimal: false,
+                            lower_bound: 0,
+                            depth_exhausted: None,
+                            nodes: h % 1000,
+                            lookups: h % 77,
+                            micros: 10,
+                            stop: Stop::Completed,
+                        };
+                    }
+                    let t = truth(&it.position, all_mode, prefixes);
+                    let (lo, hi) = (settings.min_length, settings.max_length);
+                    let found = t.distance >= lo && t.distance <= hi;
+                    PositionResult {
+                        line: it.line,
+                        solutions: if found {
+                            vec![filler(t.distance as usize, h)]
+                        } else {
+                            vec![]
+                        },
+                        optimal: found && lo <= t.lower_bound,
+                        lower_bound: t.lower_bound,
+                        depth_exhausted: if found {
+                            Some(t.distance - 1)
+                        } else {
+                            Some(hi.max(t.lower_bound.saturating_sub(1)).min(hi))
+                        },
+                        nodes: h % 500,
+                        lookups: 0,
+                        micros: 5,
+                        stop: if found {
+                            Stop::Completed
+                        } else {
+                            Stop::Exhausted
+                        },
+                    }
+                })
+                .collect(),
+        ),
+        Work::Subtrees(w) => {
+            let t = truth(&w.position, all_mode, prefixes);
+            let mut out = Vec::new();
+            let mut total = 0usize;
+            for (i, p) in w.prefixes.iter().enumerate() {
+                if w.max_solutions.is_some_and(|m| total >= m as usize) {
+                    break;
+                }
+                let idx = prefixes.iter().position(|q| q == p).expect("known prefix");
+                let mut sols = Vec::new();
+                let holds = |list: &[usize]| list.contains(&idx);
+                if w.depth == t.distance && holds(&t.at_distance) {
+                    let mut s = p.clone();
+                    s.extend(filler(w.depth as usize - p.len(), idx as u64));
+                    sols.push(s);
+                }
+                if w.depth == t.distance + 1 && holds(&t.beyond) {
+                    sols.push(filler(w.depth as usize, 999 + idx as u64));
+                }
+                total += sols.len();
+                out.push(SubtreeResult {
+                    prefix: i as u32,
+                    nodes: hash((idx, w.depth, hash(w.position.cube()))) % 100 + 1,
+                    lookups: 1,
+                    stop: if sols.is_empty() {
+                        Stop::Exhausted
+                    } else {
+                        Stop::Completed
+                    },
+                    solutions: sols,
+                });
+            }
+            JobOutput::Subtrees(out)
+        }
+    }
+}
+
+pub fn poisoned(job: &Job) -> JobOutput {
+    // What a cancelled job might say: partial, and wrong.
+    match &job.work {
+        Work::Batch { items, .. } => JobOutput::Batch(
+            items
+                .iter()
+                .take(1)
+                .map(|it| PositionResult {
+                    line: it.line,
+                    solutions: vec![filler(3, 4242)],
+                    optimal: true,
+                    lower_bound: 0,
+                    depth_exhausted: None,
+                    nodes: 1,
+                    lookups: 0,
+                    micros: 0,
+                    stop: Stop::Cancelled,
+                })
+                .collect(),
+        ),
+        Work::Subtrees(_) => JobOutput::Subtrees(vec![SubtreeResult {
+            prefix: 0,
+            solutions: vec![filler(5, 4243)],
+            nodes: 1,
+            lookups: 0,
+            stop: Stop::Cancelled,
+        }]),
+    }
+}
+
+/// A job's result with `output`.
+pub fn result(job: &Job, output: Result<JobOutput, proto::JobError>) -> JobResult {
+    JobResult {
+        id: job.id,
+        attempt: job.attempt,
+        micros: 1,
+        output,
+    }
+}

@@ -1,0 +1,340 @@
+//! What a network layer needs of the scheduler, on the simulation's fake executors:
+//! resume hints for one optimal position, a request's progress, and changing an
+//! executor's capacity (draining) with the jobs it runs.
+
+mod fake;
+
+use coordinator::{Action, Config, Deepening, ExecutorId, Progress, RequestId, Scheduler};
+use fake::{answer, result, truth, PREFIX_LEN, TABLE};
+use proto::{Job, JobOutput, Method, Record, Settings, Solved, Stop, Work};
+use std::collections::VecDeque;
+use tables::{Cube, Move, Position, SplitMix64};
+
+const E1: ExecutorId = ExecutorId(1);
+const E2: ExecutorId = ExecutorId(2);
+
+fn cfg() -> Config {
+    Config {
+        lease_us: None,
+        batch_size: 4,
+        split_depth: 12,
+        prefix_len: PREFIX_LEN,
+        jobs_per_slot: 2,
+        job_nodes: 1_000,
+        early_start: false,
+    }
+}
+
+fn prefixes() -> Vec<Vec<Move>> {
+    tables::canonical::sequences(PREFIX_LEN)
+}
+
+/// A position whose fake truth has this distance and lower bound.
+fn position_with(distance: u8, lower_bound: u8) -> Position {
+    let prefixes = prefixes();
+    let mut rng = SplitMix64::new(7);
+    loop {
+        let moves: Vec<Move> = (0..20).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+        let p = Position::new(Cube::from_moves(&moves)).unwrap();
+        let t = truth(&p, false, &prefixes);
+        if t.distance == distance && t.lower_bound == lower_bound {
+            return p;
+        }
+    }
+}
+
+/// Runs `req` to its end, answering jobs in the order they were sent; returns the
+/// records and every job sent.
+fn run_to_end(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, Vec<Job>) {
+    let prefixes = prefixes();
+    let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
+    let (mut records, mut sent) = (Vec::new(), Vec::new());
+    for _ in 0..100_000 {
+        for a in s.take_actions() {
+            match a {
+                Action::Dispatch { to, job } => {
+                    sent.push(job.clone());
+                    running.push_back((to, job));
+                }
+                Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+            }
+        }
+        records.extend(s.take_records(req));
+        if s.is_done(req) {
+            return (records, sent);
+        }
+        let (to, job) = running.pop_front().expect("a job to answer");
+        s.on_result(to, result(&job, Ok(answer(&job, false, &prefixes))));
+    }
+    panic!("did not finish");
+}
+
+/// One position solved on two executors, with a resume hint.
+fn solve(settings: Settings, p: Position, hint: Option<u8>) -> (Record, Vec<Job>) {
+    let mut s = Scheduler::new(cfg());
+    s.add_executor(E1, 2, vec![TABLE.into()]);
+    s.add_executor(E2, 1, vec![TABLE.into()]);
+    let req = s.open_request(settings, TABLE.into());
+    s.push_line_resumed(req, 1, "p".into(), Ok(p), hint);
+    s.end_input(req);
+    let (mut records, sent) = run_to_end(&mut s, req);
+    assert_eq!(records.len(), 1);
+    (records.remove(0), sent)
+}
+
+fn solved(r: &Record) -> &Solved {
+    r.outcome.as_ref().expect("solved")
+}
+
+fn first_subtree_depth(jobs: &[Job]) -> Option<u8> {
+    jobs.iter().find_map(|j| match &j.work {
+        Work::Subtrees(w) => Some(w.depth),
+        Work::Batch { .. } => None,
+    })
+}
+
+fn shallow_lengths(job: &Job) -> (u8, u8) {
+    match &job.work {
+        Work::Batch { settings, .. } => (settings.min_length, settings.max_length),
+        Work::Subtrees(_) => panic!("the first job is the shallow one"),
+    }
+}
+
+#[test]
+fn a_resume_hint_starts_deepening_past_it_and_keeps_the_record() {
+    // Distance 15, lower bound 13: a fresh search proves 13 and 14 empty, then finds 15.
+    let p = position_with(15, 13);
+    let settings = Settings::default();
+    let (fresh, fresh_jobs) = solve(settings.clone(), p, None);
+    let fresh = solved(&fresh).clone();
+    assert_eq!(shallow_lengths(&fresh_jobs[0]), (0, 11));
+    assert_eq!(first_subtree_depth(&fresh_jobs), Some(13));
+    assert!(fresh.optimal);
+    assert_eq!(fresh.depth_exhausted, Some(14));
+    assert_eq!(fresh.solutions.len(), 1);
+    for hint in [0u8, 5, 10, 11, 12, 13, 14] {
+        let (rec, jobs) = solve(settings.clone(), p, Some(hint));
+        let s = solved(&rec);
+        assert_eq!(s.solutions, fresh.solutions, "hint {hint}");
+        assert_eq!(s.optimal, fresh.optimal, "hint {hint}");
+        assert_eq!(s.stop, fresh.stop, "hint {hint}");
+        assert_eq!(s.depth_exhausted, fresh.depth_exhausted, "hint {hint}");
+        assert!(s.depth_exhausted >= Some(hint));
+        // The shallow job searches from past the hint, or only bounds the position
+        // once the hint covers all it would search.
+        let want = if hint >= 11 { (0, 0) } else { (hint + 1, 11) };
+        assert_eq!(shallow_lengths(&jobs[0]), want, "hint {hint}");
+        let first = first_subtree_depth(&jobs);
+        assert_eq!(first, Some((hint + 1).max(13)), "hint {hint}");
+        if hint >= 12 {
+            assert_eq!(first, Some(hint + 1));
+        }
+        if hint >= 13 {
+            assert!(jobs.len() < fresh_jobs.len(), "hint {hint}: fewer jobs");
+        }
+    }
+}
+
+#[test]
+fn a_resume_hint_inside_the_shallow_search_keeps_the_optimal_flag() {
+    // Distance 10, lower bound 8: solved by the shallow job, searched from past the hint.
+    let p = position_with(10, 8);
+    let (fresh, _) = solve(Settings::default(), p, None);
+    let (resumed, jobs) = solve(Settings::default(), p, Some(8));
+    assert_eq!(shallow_lengths(&jobs[0]), (9, 11));
+    assert_eq!(jobs.len(), 1);
+    let (a, b) = (solved(&fresh), solved(&resumed));
+    assert!(a.optimal && b.optimal);
+    assert_eq!(a.solutions, b.solutions);
+    assert_eq!(a.depth_exhausted, Some(9));
+    assert_eq!(b.depth_exhausted, Some(9));
+}
+
+#[test]
+fn a_resume_hint_at_or_past_max_length_says_nothing_within_it_at_once() {
+    let p = position_with(15, 13);
+    for hint in [20u8, 21, 255] {
+        let mut s = Scheduler::new(cfg());
+        s.add_executor(E1, 1, vec![TABLE.into()]);
+        let req = s.open_request(Settings::default(), TABLE.into());
+        s.push_line_resumed(req, 3, "p".into(), Ok(p), Some(hint));
+        s.end_input(req);
+        assert!(s.take_actions().is_empty(), "no job for hint {hint}");
+        let records = s.take_records(req);
+        let r = solved(&records[0]);
+        assert!(r.solutions.is_empty() && !r.optimal);
+        assert_eq!((r.depth_exhausted, r.stop), (Some(20), Stop::Exhausted));
+        assert!(s.is_done(req));
+    }
+}
+
+#[test]
+fn two_phase_ignores_resume_hints() {
+    let p = position_with(15, 13);
+    let settings = Settings {
+        method: Method::TwoPhase,
+        ..Settings::default()
+    };
+    let (fresh, _) = solve(settings.clone(), p, None);
+    let (hinted, jobs) = solve(settings, p, Some(255));
+    assert_eq!(fresh, hinted);
+    assert_eq!(jobs.len(), 1);
+}
+
+#[test]
+fn progress_follows_the_deepening_of_the_oldest_position() {
+    let prefixes = prefixes();
+    let mut s = Scheduler::new(cfg());
+    s.add_executor(E1, 2, vec![TABLE.into()]);
+    s.add_executor(E2, 1, vec![TABLE.into()]);
+    let req = s.open_request(Settings::default(), TABLE.into());
+    let idle = Progress {
+        executors: 2,
+        ..Progress::default()
+    };
+    assert_eq!(s.progress(req), idle);
+    assert_eq!(s.progress(RequestId(99)), idle);
+    s.push_line(req, 7, "p".into(), Ok(position_with(15, 13)));
+    s.end_input(req);
+    let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
+    let mut nodes = 0u64;
+    let mut depths = Vec::new();
+    let mut records = Vec::new();
+    while !s.is_done(req) {
+        for a in s.take_actions() {
+            match a {
+                Action::Dispatch { to, job } => running.push_back((to, job)),
+                Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+            }
+        }
+        let p = s.progress(req);
+        assert_eq!((p.lines, p.input_done, p.executors), (1, true, 2));
+        let on: Vec<ExecutorId> = running.iter().map(|(e, _)| *e).collect();
+        let busy = [E1, E2].iter().filter(|e| on.contains(e)).count();
+        assert_eq!(p.busy_executors, busy);
+        match p.deepening {
+            Some(Deepening {
+                line,
+                depth,
+                depth_exhausted,
+                nodes: n,
+            }) => {
+                assert_eq!(line, 7);
+                assert_eq!(depth_exhausted, Some(depth - 1));
+                assert_eq!(n, nodes, "nodes of every accepted job so far");
+                if depths.last() != Some(&depth) {
+                    depths.push(depth);
+                }
+            }
+            None => assert!(depths.is_empty(), "deepening ends only with the record"),
+        }
+        records.extend(s.take_records(req));
+        if s.is_done(req) {
+            break;
+        }
+        let (to, job) = running.pop_front().expect("a job to answer");
+        let out = answer(&job, false, &prefixes);
+        nodes += match &out {
+            JobOutput::Batch(rs) => rs.iter().map(|r| r.nodes).sum::<u64>(),
+            JobOutput::Subtrees(rs) => rs.iter().map(|r| r.nodes).sum(),
+        };
+        s.on_result(to, result(&job, Ok(out)));
+        records.extend(s.take_records(req));
+    }
+    assert_eq!(depths, vec![13, 14, 15]);
+    assert_eq!(records.len(), 1);
+    let p = s.progress(req);
+    assert_eq!((p.records, p.lines, p.deepening), (1, 1, None));
+}
+
+/// A two-phase request with batches of one, so each line is one job.
+fn two_phase_one_per_job(s: &mut Scheduler) -> RequestId {
+    s.open_request(
+        Settings {
+            method: Method::TwoPhase,
+            ..Settings::default()
+        },
+        TABLE.into(),
+    )
+}
+
+fn dispatched(actions: &[Action]) -> Vec<(ExecutorId, Job)> {
+    actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Dispatch { to, job } => Some((*to, job.clone())),
+            Action::Cancel { .. } => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_draining_executor_gets_no_new_job_and_its_results_still_count() {
+    let prefixes = prefixes();
+    let mut s = Scheduler::new(Config {
+        batch_size: 1,
+        ..cfg()
+    });
+    s.add_executor(E1, 1, vec![TABLE.into()]);
+    s.add_executor(E2, 1, vec![TABLE.into()]);
+    let req = two_phase_one_per_job(&mut s);
+    let p = position_with(15, 13);
+    for line in 1..=4 {
+        s.push_line(req, line, "p".into(), Ok(p));
+    }
+    s.end_input(req);
+    let first = dispatched(&s.take_actions());
+    assert_eq!(first.len(), 2);
+    let (on1, a) = first[0].clone();
+    let (on2, b) = first[1].clone();
+    assert_eq!((on1, on2), (E1, E2));
+    assert_eq!(s.running_on(E1), vec![(a.id, 1)]);
+    assert!(s.set_capacity(E1, 0));
+    assert!(!s.set_capacity(ExecutorId(9), 3));
+    // E2 answers: the next job goes to E2 only.
+    s.on_result(E2, result(&b, Ok(answer(&b, false, &prefixes))));
+    let next = dispatched(&s.take_actions());
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].0, E2);
+    let c = next[0].1.clone();
+    // The draining E1 answers: accepted, and it still gets nothing.
+    s.on_result(E1, result(&a, Ok(answer(&a, false, &prefixes))));
+    assert!(s.running_on(E1).is_empty());
+    assert!(dispatched(&s.take_actions()).is_empty());
+    assert_eq!(s.take_records(req).len(), 2);
+    assert_eq!(s.counters().jobs_done, 2);
+    assert_eq!(s.progress(req).busy_executors, 1);
+    // Back to work: the last job goes to E1.
+    assert!(s.set_capacity(E1, 1));
+    let next = dispatched(&s.take_actions());
+    assert_eq!(next.len(), 1);
+    assert_eq!(next[0].0, E1);
+    let d = next[0].1.clone();
+    assert_eq!(s.running_on(E1), vec![(d.id, 1)]);
+    // E1 lost its jobs (say a restart under the same id): they go back, and out again.
+    assert_eq!(s.requeue_executor_jobs(E1), 1);
+    assert!(s.running_on(E1).is_empty());
+    let again = dispatched(&s.take_actions());
+    assert_eq!(again.len(), 1);
+    assert_eq!(
+        (again[0].0, again[0].1.id, again[0].1.attempt),
+        (E1, d.id, 2)
+    );
+    assert_eq!(s.running_on(E1), vec![(d.id, 2)]);
+    // The first attempt answers after all: taken, and the second is stopped.
+    s.on_result(E1, result(&d, Ok(answer(&d, false, &prefixes))));
+    let after = s.take_actions();
+    assert!(after.contains(&Action::Cancel { on: E1, job: d.id }));
+    assert!(s.running_on(E1).is_empty());
+    // E2 joins again under its id while running c: c goes back to the queue.
+    let requeued = s.counters().requeued;
+    s.add_executor(E2, 1, vec![TABLE.into()]);
+    assert_eq!(s.counters().requeued, requeued + 1);
+    let redo = dispatched(&s.take_actions());
+    assert_eq!(redo.len(), 1);
+    assert_eq!((redo[0].1.id, redo[0].1.attempt), (c.id, 2));
+    let (to, c2) = redo[0].clone();
+    s.on_result(to, result(&c2, Ok(answer(&c2, false, &prefixes))));
+    assert_eq!(s.take_records(req).len(), 2);
+    assert!(s.is_done(req));
+}
