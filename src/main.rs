@@ -1,5 +1,5 @@
 //! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
-//! library crates (`tables`, `worker`) and the command modules here.
+//! library crates (`tables`, `worker`, `coordinator`) and the command modules here.
 
 mod bench_cmd;
 mod coordinator_cmd;
@@ -8,6 +8,7 @@ mod output;
 mod show;
 mod solve_cmd;
 mod tables_cmd;
+mod worker_cmd;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -91,6 +92,8 @@ enum Command {
         #[command(subcommand)]
         which: bench_cmd::BenchWhich,
     },
+    /// Serve a coordinator: run its jobs on this machine's tables until SIGTERM.
+    Worker(worker_cmd::WorkerArgs),
 }
 
 fn main() {
@@ -103,9 +106,10 @@ fn main() {
     let result = match cli.command {
         Command::Solve(args) => solve_cmd::run(&dir, args),
         Command::Show { position, no_color } => show_position(&position, no_color),
-        Command::Tables { action } => tables_cmd::run(&dir, action),
+        Command::Tables { action } => tables_cmd::run(&dir, &cli.common, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),
         Command::Coordinator(args) => coordinator_cmd::run(&dir, &cli.common, args),
+        Command::Worker(args) => worker_cmd::run(&dir, &cli.common, args),
     };
     if let Err(e) = result {
         eprintln!("cubeswarm: error: {e:#}");

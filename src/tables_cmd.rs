@@ -1,5 +1,6 @@
-//! `cubeswarm tables list | build NAME | verify [NAME]`.
+//! `cubeswarm tables list | build NAME | verify [NAME] | fetch NAME`.
 
+use crate::Common;
 use anyhow::{bail, Context as _};
 use clap::Subcommand;
 use std::path::Path;
@@ -21,6 +22,16 @@ pub enum TablesAction {
     Verify {
         /// Table name.
         name: Option<String>,
+    },
+    /// Fetch a table from the coordinator: the files of a solver table (`twophase`,
+    /// `h48h3k2`...) that are missing here, or one table file (`cocsep`...) even if present.
+    /// Each file is checked (length, header, body checksum) before it is renamed into place.
+    Fetch {
+        /// Solver table or table file name, as shown by `tables list`.
+        name: String,
+        /// The coordinator's URL: http://HOST:PORT, or https://HOST:PORT with --tls-ca.
+        #[arg(long, env = "CUBESWARM_COORDINATOR")]
+        coordinator: String,
     },
 }
 
@@ -44,7 +55,7 @@ fn human(bytes: u64) -> String {
 }
 
 /// Runs the action.
-pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
+pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<()> {
     match action {
         TablesAction::List => {
             println!("tables directory: {}", dir.display());
@@ -110,6 +121,41 @@ pub fn run(dir: &Path, action: TablesAction) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        TablesAction::Fetch { name, coordinator } => fetch(dir, common, &name, &coordinator),
     }
     .with_context(|| format!("tables directory {}", dir.display()))
+}
+
+/// `tables fetch`: one attempt (an init container that fails is started again).
+fn fetch(dir: &Path, common: &Common, name: &str, url: &str) -> anyhow::Result<()> {
+    let table = worker::catalog::find(name);
+    if table.is_none() && !known_tables().iter().any(|f| f == name) {
+        bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
+    }
+    let config = common.client_config(url)?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let fetched = rt.block_on(async {
+        let channel = config.connect().await?;
+        let mut client = proto::transport::tables_client(channel, config.auth()?);
+        let files = match table {
+            Some(_) => worker::remote::fetch_tables(&mut client, dir, &[name.to_string()]).await?,
+            None => vec![worker::remote::fetch_file(&mut client, dir, name).await?],
+        };
+        Ok::<_, anyhow::Error>(files)
+    })?;
+    if fetched.is_empty() {
+        println!("{name}: every file is already in {}", dir.display());
+    }
+    for f in fetched {
+        println!(
+            "{}: fetched and verified ({}, checksum {:016x})",
+            f.file,
+            human(f.bytes),
+            f.checksum
+        );
+    }
+    Ok(())
 }

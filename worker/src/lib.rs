@@ -13,6 +13,9 @@
 //! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the one entry point of both engines) and
 //!   [`Executor`] (one long-lived rayon pool running submitted jobs, cancellable by id).
+//! - [`remote`]: the worker process: its tables checked (or fetched) once, a gRPC session
+//!   with the coordinator running jobs on an [`Executor`], reconnection, draining on
+//!   shutdown, and the health probes.
 #![warn(missing_docs)]
 
 pub mod catalog;
@@ -21,6 +24,7 @@ mod error;
 pub mod executor;
 pub mod h48;
 mod outcome;
+pub mod remote;
 mod stop;
 pub mod twophase;
 

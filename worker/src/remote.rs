@@ -1,0 +1,34 @@
+//! The worker process: the engines of this crate serving a coordinator over gRPC.
+//!
+//! # Layout
+//! - [`tableset`]: which tables the worker serves ([`TableChoice`]), each file's body
+//!   checksum checked once ([`TableSet::check`]) before anything is said to a coordinator,
+//!   and what the worker's Hello tells about them.
+//! - [`fetch`]: a table file the worker lacks, fetched from the coordinator as a
+//!   checksummed stream into a temporary file, checked, and only then renamed into place
+//!   ([`fetch_file`], [`fetch_tables`]).
+//! - [`session`]: one process's life with a coordinator: dial, Hello, Welcome, jobs on the
+//!   in-process [`Executor`](crate::Executor), results, heartbeats, reconnection with
+//!   [`backoff`], draining on shutdown ([`serve`]); and [`run`], the whole process
+//!   (fetch, check, open, serve) that `cubeswarm worker` calls.
+//! - [`backoff`]: exponential backoff with jitter between connection attempts.
+//! - [`health`]: a tiny HTTP/1.1 responder for probes: `/healthz` (the process runs) and
+//!   `/readyz` (tables checked, not draining).
+//!
+//! Liveness never depends on the coordinator: a worker whose coordinator is away keeps
+//! retrying and stays live; only a refusal (wrong token, other version, a table whose
+//! checksum is not the cluster's) ends it with an error.
+
+pub mod backoff;
+pub mod fetch;
+pub mod health;
+pub mod session;
+pub mod tableset;
+
+pub use backoff::{Backoff, BackoffPolicy};
+pub use fetch::{fetch_file, fetch_tables, FetchError, FetchedFile};
+pub use health::{serve_health, Health};
+pub use session::{
+    default_worker_id, prepare, run, serve, Prepared, SessionOptions, WorkerConfig, WorkerError,
+};
+pub use tableset::{CheckedFile, CheckedTable, TableChoice, TableSet, TableSetError};
