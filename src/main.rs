@@ -2,8 +2,10 @@
 //! library crates (`tables`, `worker`) and the command modules here.
 
 mod bench_cmd;
+mod journal;
 mod local;
 mod output;
+mod remote_solve;
 mod show;
 mod solve_cmd;
 mod tables_cmd;
@@ -96,7 +98,7 @@ fn main() {
         .clone()
         .unwrap_or_else(tables::tablefile::default_tables_dir);
     let result = match cli.command {
-        Command::Solve(args) => solve_cmd::run(&dir, args),
+        Command::Solve(args) => solve_cmd::run(&dir, &cli.common, args),
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),
