@@ -3,8 +3,10 @@
 
 mod bench_cmd;
 mod coordinator_cmd;
+mod journal;
 mod local;
 mod output;
+mod remote_solve;
 mod show;
 mod solve_cmd;
 mod tables_cmd;
@@ -104,7 +106,7 @@ fn main() {
         .clone()
         .unwrap_or_else(tables::tablefile::default_tables_dir);
     let result = match cli.command {
-        Command::Solve(args) => solve_cmd::run(&dir, args),
+        Command::Solve(args) => solve_cmd::run(&dir, &cli.common, args),
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, &cli.common, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),

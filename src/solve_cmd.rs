@@ -1,9 +1,12 @@
 //! `cubeswarm solve`: one position from the command line, or a file of them, through the
-//! coordinator and the in-process executor.
+//! coordinator and the in-process executor, or through a cluster's coordinator
+//! (`--coordinator`, see [`crate::remote_solve`]).
 
 use crate::bench_cmd::default_threads;
 use crate::local;
 use crate::output::{Format, Record, CSV_HEADER};
+use crate::remote_solve;
+use crate::Common;
 use anyhow::{bail, Context as _};
 use clap::{Args, ValueEnum};
 use coordinator::input::InputLine;
@@ -66,53 +69,49 @@ pub struct SolveArgs {
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
+    /// Solve on a cluster: the coordinator's URL (http:// or https://). Every other flag
+    /// keeps its meaning, except --threads (the workers have their own).
+    #[arg(long, env = "CUBESWARM_COORDINATOR", value_name = "URL")]
+    coordinator: Option<String>,
+    /// Continue an interrupted run into --output: the records already there are kept (but
+    /// the last one, which a crash may have cut, is solved again) and their lines of
+    /// --input are skipped. With --coordinator only.
+    #[arg(long, requires = "output", requires = "input")]
+    resume: bool,
 }
 
 /// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
-/// executor (the embedded default).
-pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
-    let threads = a.threads.unwrap_or_else(default_threads).max(1);
-    let batch_mode = a.input.is_some();
-    if batch_mode == a.position.is_some() {
-        bail!("give either a POSITION or --input FILE (not both, not neither)");
-    }
-    if a.all && a.method == Method::Twophase {
-        bail!("--all asks for every optimal solution; use it with --method optimal");
-    }
-    if a.solutions == 0 {
-        bail!("--solutions must be at least 1");
-    }
-    if let Some(t) = a.time_limit {
-        if !(t.is_finite() && t > 0.0) {
-            bail!("--time-limit must be a positive number of seconds");
+/// executor (the embedded default), or to a cluster with `--coordinator`.
+pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
+    let (settings, single) = checked(&a)?;
+    if let Some(url) = a.coordinator.as_deref().filter(|u| !u.is_empty()) {
+        if a.threads.is_some() {
+            bail!("--threads sets the local solver's threads; with --coordinator each worker has its own");
         }
+        remote_solve::run(remote_solve::Options {
+            client: common.client_config(url)?,
+            settings,
+            table: a.table.clone(),
+            work: match (&a.position, &a.input) {
+                (Some(p), _) => remote_solve::Work::One(p.clone()),
+                (None, i) => remote_solve::Work::File(i.clone().unwrap_or_default()),
+            },
+            output: a.output.clone(),
+            format: a.format,
+            resume: a.resume,
+            quiet: a.quiet,
+        })?;
+        return Ok(());
     }
-    // Check a command-line position before opening (or building) any table.
-    let single = match &a.position {
-        Some(p) => Some(Position::parse(p).with_context(|| format!("position {p:?}"))?),
-        None => None,
-    };
+    if a.resume {
+        bail!("--resume continues the output file of a cluster run; use it with --coordinator");
+    }
+    let threads = a.threads.unwrap_or_else(default_threads).max(1);
     let table = match a.method {
         Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
         Method::Twophase => worker::catalog::TWOPHASE.to_string(),
     };
     let engine = local::open_engine(dir, &table, !a.quiet)?;
-    let settings = Settings {
-        method: match a.method {
-            Method::Optimal => proto::Method::Optimal,
-            Method::Twophase => proto::Method::TwoPhase,
-        },
-        min_length: a.min_length,
-        max_length: a.max_length.unwrap_or(20),
-        max_solutions: if a.all {
-            None
-        } else {
-            Some(u32::try_from(a.solutions).unwrap_or(u32::MAX))
-        },
-        time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
-        probe_limit: None,
-    };
-    check_settings(&settings)?;
     let pool = local::executors(engine, threads)?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => {
@@ -142,26 +141,7 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
             },
         )?;
         let rec = Record::from_proto(got.context("no record for the position")?, &settings);
-        let failure = match &rec.outcome {
-            Err(e) => Some(e.clone()),
-            Ok(s) if s.solutions.is_empty() => {
-                Some(s.note.clone().unwrap_or_else(|| "no solution found".into()))
-            }
-            Ok(_) => None,
-        };
-        // Machine-readable formats always get their record; a person reading text gets
-        // the failure once, on stderr.
-        if failure.is_none() || a.format != Format::Text {
-            if a.format == Format::Csv {
-                writeln!(out, "{CSV_HEADER}")?;
-            }
-            out.write_all(rec.render(a.format).as_bytes())?;
-        }
-        out.flush()?;
-        if let Some(e) = failure {
-            bail!("{e}");
-        }
-        return Ok(());
+        return write_single(&mut out, a.format, &rec);
     }
     let path = a.input.clone().unwrap_or_default();
     let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if path.as_os_str() == "-" {
@@ -203,15 +183,87 @@ pub fn run(dir: &Path, a: SolveArgs) -> anyhow::Result<()> {
         b.finish_and_clear();
     }
     if !a.quiet {
-        eprintln!(
-            "{} positions ({} errors) in {:.2} s: {:.1} positions/s",
-            stats.records,
-            stats.errors,
-            stats.seconds,
-            stats.records as f64 / stats.seconds.max(1e-9)
-        );
+        print_summary(stats.records, stats.errors, stats.seconds);
     }
     Ok(())
+}
+
+/// The flags checked and turned into settings, and the command-line position parsed:
+/// what a local and a cluster run refuse alike, before any table is opened or any
+/// connection made.
+fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
+    let batch_mode = a.input.is_some();
+    if batch_mode == a.position.is_some() {
+        bail!("give either a POSITION or --input FILE (not both, not neither)");
+    }
+    if a.all && a.method == Method::Twophase {
+        bail!("--all asks for every optimal solution; use it with --method optimal");
+    }
+    if a.solutions == 0 {
+        bail!("--solutions must be at least 1");
+    }
+    if let Some(t) = a.time_limit {
+        if !(t.is_finite() && t > 0.0) {
+            bail!("--time-limit must be a positive number of seconds");
+        }
+    }
+    // Check a command-line position before opening (or building) any table.
+    let single = match &a.position {
+        Some(p) => Some(Position::parse(p).with_context(|| format!("position {p:?}"))?),
+        None => None,
+    };
+    let settings = Settings {
+        method: match a.method {
+            Method::Optimal => proto::Method::Optimal,
+            Method::Twophase => proto::Method::TwoPhase,
+        },
+        min_length: a.min_length,
+        max_length: a.max_length.unwrap_or(20),
+        max_solutions: if a.all {
+            None
+        } else {
+            Some(u32::try_from(a.solutions).unwrap_or(u32::MAX))
+        },
+        time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
+        probe_limit: None,
+    };
+    check_settings(&settings)?;
+    Ok((settings, single))
+}
+
+/// Writes the record of a command-line position as `solve` shows it: text shows a
+/// failure once, on stderr (the error returned), machine formats always get their record.
+pub(crate) fn write_single(
+    out: &mut dyn Write,
+    format: Format,
+    rec: &Record,
+) -> anyhow::Result<()> {
+    let failure = match &rec.outcome {
+        Err(e) => Some(e.clone()),
+        Ok(s) if s.solutions.is_empty() => {
+            Some(s.note.clone().unwrap_or_else(|| "no solution found".into()))
+        }
+        Ok(_) => None,
+    };
+    if failure.is_none() || format != Format::Text {
+        if format == Format::Csv {
+            writeln!(out, "{CSV_HEADER}")?;
+        }
+        out.write_all(rec.render(format).as_bytes())?;
+    }
+    out.flush()?;
+    if let Some(e) = failure {
+        bail!("{e}");
+    }
+    Ok(())
+}
+
+/// The closing line of a scramble set, on stderr.
+pub(crate) fn print_summary(records: u64, errors: u64, seconds: f64) {
+    eprintln!(
+        "{records} positions ({errors} errors) in {seconds:.2} s: {:.1} positions/s",
+        records as f64 / seconds.max(1e-9)
+    );
 }
 
 /// Refuses settings the engines would refuse, before any work starts.
@@ -225,7 +277,9 @@ fn check_settings(s: &Settings) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::ProgressBar> {
+/// A progress bar on stderr over `total_bytes` of input (a spinner when unknown), when
+/// `show` and stderr is a terminal.
+pub(crate) fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
     if !show || !std::io::stderr().is_terminal() {
         return None;
