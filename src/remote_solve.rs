@@ -345,7 +345,7 @@ impl Broken {
     /// A connection failure: retried, unless the configuration itself is wrong.
     fn transport(e: TransportError) -> Broken {
         match e {
-            TransportError::Connect { .. } => Broken::Retry(error_chain(&e)),
+            TransportError::Connect { .. } => Broken::Retry(e.to_string()),
             e => Broken::Fatal(e.into()),
         }
     }
@@ -373,21 +373,6 @@ impl Broken {
             code => Broken::Retry(format!("{message} ({code:?})")),
         }
     }
-}
-
-/// An error and its causes on one line.
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cause = e.source();
-    while let Some(c) = cause {
-        let c_text = c.to_string();
-        if !s.ends_with(&c_text) {
-            s.push_str(": ");
-            s.push_str(&c_text);
-        }
-        cause = c.source();
-    }
-    s
 }
 
 /// Reconnection delays: 100 ms doubling to 5 s, each drawn between half and all of it.

@@ -73,7 +73,7 @@ impl Proc {
         cmd.args(args)
             .env_remove("CUBESWARM_TOKEN")
             .env_remove("CUBESWARM_COORDINATOR")
-            .env("RUST_LOG", "info")
+            .env("RUST_LOG", "info,worker::remote=debug")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(err);
@@ -273,7 +273,8 @@ fn batch_with_good_and_bad_lines_matches_the_embedded_solver() {
     let dir = scratch("batch");
     let input = dir.join("in.txt");
     let lines = write_input(&input, 400, 37);
-    let (_c, url) = coordinator(&dir, &[]);
+    let (mut c, url) = coordinator(&dir, &["--metrics-listen", "127.0.0.1:0"]);
+    let metrics = c.wait_for("metrics listening on ", Duration::from_secs(10));
     let _w1 = worker(&dir, "w1", &url, &["--table", "twophase"], &tables);
     let _w2 = worker(&dir, "w2", &url, &["--table", "twophase"], &tables);
     let out = dir.join("out.txt");
@@ -305,6 +306,52 @@ fn batch_with_good_and_bad_lines_matches_the_embedded_solver() {
         std::fs::read_to_string(&out).unwrap(),
         std::fs::read_to_string(&local).unwrap()
     );
+    // The metrics count what happened.
+    let m = http_get(metrics.split_whitespace().next().unwrap(), "/metrics");
+    assert!(m.starts_with("HTTP/1.1 200"), "{m}");
+    assert!(
+        m.contains(&format!("cubeswarm_positions_total {}", lines.len())),
+        "{m}"
+    );
+    assert!(m.contains("cubeswarm_workers_connected 2"), "{m}");
+    assert!(m.contains("cubeswarm_jobs_queued 0"), "{m}");
+}
+
+/// A plain HTTP/1.1 GET; the whole response.
+fn http_get(addr: &str, path: &str) -> String {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
+/// The gRPC health service's answer for the whole server (no token needed).
+fn health(url: &str) -> i32 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let ch = tonic::transport::Endpoint::from_shared(url.to_string())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut c = tonic_health::pb::health_client::HealthClient::new(ch);
+        c.check(tonic_health::pb::HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .status
+    })
 }
 
 #[test]
@@ -352,11 +399,7 @@ fn one_optimal_scramble_split_over_three_workers_is_proved() {
     // Every worker took part (jobs of the split went to all three).
     drop(c);
     for w in &ws {
-        assert!(
-            w.log().contains("job") || w.log().contains("result"),
-            "{} did no job",
-            w.name
-        );
+        assert!(w.log().contains("job received"), "{} did no job", w.name);
     }
 }
 
@@ -367,13 +410,13 @@ fn a_worker_killed_and_one_stopped_past_its_lease_lose_nothing() {
     let dir = scratch("faults");
     let input = dir.join("in.txt");
     let lines = write_input(&input, 3000, 101);
-    let (_c, url) = coordinator(
+    let (c, url) = coordinator(
         &dir,
         &["--lease", "2", "--heartbeat", "0.25", "--batch-size", "16"],
     );
     let w1 = worker(&dir, "w1", &url, &["--table", "twophase"], &tables);
     let w2 = worker(&dir, "w2", &url, &["--table", "twophase"], &tables);
-    let _w3 = worker(&dir, "w3", &url, &["--table", "twophase"], &tables);
+    let mut w3 = worker(&dir, "w3", &url, &["--table", "twophase"], &tables);
     let out = dir.join("out.txt");
     let mut cl = spawn_client(
         &dir,
@@ -396,9 +439,16 @@ fn a_worker_killed_and_one_stopped_past_its_lease_lose_nothing() {
     w2.signal("STOP");
     std::thread::sleep(Duration::from_secs(4));
     w2.signal("CONT");
+    // A worker told to stop drains and exits 0 within its grace period.
+    w3.signal("TERM");
+    let st = w3.wait(Duration::from_secs(40));
+    assert!(st.success(), "w3 after SIGTERM: {st}\n{}", w3.log());
     let st = cl.wait(Duration::from_secs(600));
     assert!(st.success(), "{}", cl.log());
     check_records(&lines, &out, 20);
+    let log = c.log();
+    assert!(log.contains("lease expired"), "no lease expired:\n{log}");
+    assert!(log.contains("worker left"), "no worker left:\n{log}");
 }
 
 #[test]
@@ -444,6 +494,11 @@ fn a_coordinator_restart_mid_batch_loses_and_duplicates_nothing() {
     let st = cl.wait(Duration::from_secs(600));
     assert!(st.success(), "{}", cl.log());
     check_records(&lines, &out, 20);
+    assert!(cl.log().contains("lost the coordinator"), "{}", cl.log());
+    // SIGTERM ends the coordinator promptly even with workers' streams open.
+    c2.signal("TERM");
+    let st = c2.wait(Duration::from_secs(20));
+    assert!(st.success(), "coordinator after SIGTERM: {st}");
 }
 
 #[test]
@@ -456,6 +511,11 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
     std::fs::write(&good, "right-token\n").unwrap();
     std::fs::write(&bad, "wrong-token\n").unwrap();
     let (_c, url) = coordinator(&dir, &["--token-file", good.to_str().unwrap()]);
+    // Probes need no secret: the health service answers SERVING without a token.
+    assert_eq!(
+        health(&url),
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     let mut w = Proc::start(
         "w-bad",
         &dir,
@@ -603,4 +663,90 @@ fn wait_for_records(path: &Path, n: usize) {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+fn tls_end_to_end_with_the_clusters_own_ca() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("tls");
+    // A private CA, and the coordinator's certificate (for "localhost") signed by it.
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let ca = dir.join("ca.pem");
+    let cert = dir.join("cert.pem");
+    let key = dir.join("key.pem");
+    std::fs::write(&ca, ca_cert.pem()).unwrap();
+    std::fs::write(&cert, leaf.pem()).unwrap();
+    std::fs::write(&key, leaf_key.serialize_pem()).unwrap();
+    let (_c, url) = coordinator(
+        &dir,
+        &[
+            "--tls-cert",
+            cert.to_str().unwrap(),
+            "--tls-key",
+            key.to_str().unwrap(),
+        ],
+    );
+    let url = url.replace("http://127.0.0.1", "https://localhost");
+    let _w = worker(
+        &dir,
+        "w",
+        &url,
+        &["--table", "twophase", "--tls-ca", ca.to_str().unwrap()],
+        &tables,
+    );
+    let (st, out, err) = client(&[
+        "solve",
+        "--coordinator",
+        &url,
+        "--tls-ca",
+        ca.to_str().unwrap(),
+        "--method",
+        "twophase",
+        "--quiet",
+        "R U",
+    ]);
+    assert!(st.success(), "{err}");
+    assert!(out.starts_with("1: U' R'"), "{out}");
+    // Without the CA the client refuses the server's certificate, at once and clearly.
+    let (st, _, err) = client(&[
+        "solve",
+        "--coordinator",
+        &url,
+        "--method",
+        "twophase",
+        "--quiet",
+        "R U",
+    ]);
+    assert!(!st.success());
+    assert!(err.contains("certificate"), "{err}");
+    // So does a worker: a certificate error is configuration, not an outage to wait out.
+    let mut w = Proc::start(
+        "w-no-ca",
+        &dir,
+        &[
+            "--tables-dir",
+            tables.to_str().unwrap(),
+            "worker",
+            "--coordinator",
+            &url,
+            "--threads",
+            "1",
+            "--table",
+            "twophase",
+        ],
+        &[],
+    );
+    let st = w.wait(Duration::from_secs(60));
+    assert!(!st.success());
+    assert!(w.log().contains("certificate"), "{}", w.log());
 }

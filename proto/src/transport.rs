@@ -46,14 +46,80 @@ pub enum TransportError {
         /// Why.
         reason: String,
     },
+    /// The coordinator's certificate was refused (wrong CA, wrong name, expired): dialling
+    /// again cannot help.
+    #[error("the coordinator at {url} presented a certificate this side refuses: {reason}")]
+    Certificate {
+        /// The URL.
+        url: String,
+        /// What TLS said.
+        reason: String,
+    },
     /// Connecting failed.
-    #[error("cannot connect to the coordinator at {url}: {source}")]
+    #[error("cannot connect to the coordinator at {url}: {}", error_chain(source))]
     Connect {
         /// The URL.
         url: String,
         /// Why.
         source: tonic::transport::Error,
     },
+}
+
+/// An error and its causes on one line ("transport error: tcp connect error: Connection
+/// refused"), each cause once. `std::io::Error` hides the error it wraps from `source()`,
+/// so that one is looked into too.
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut s = String::new();
+    for_each_cause(e, &mut |c| {
+        let text = c.to_string();
+        if !s.ends_with(&text) {
+            if !s.is_empty() {
+                s.push_str(": ");
+            }
+            s.push_str(&text);
+        }
+    });
+    s
+}
+
+/// When a connection failed because TLS refused the peer's certificate (unknown issuer, a
+/// name that does not match, expired, a CA used as the server's certificate, ...), what
+/// TLS said. Such a failure is a configuration error, not an outage.
+pub fn certificate_error(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut found = None;
+    for_each_cause(e, &mut |c| {
+        if found.is_none() {
+            if let Some(r) = c.downcast_ref::<rustls::Error>() {
+                if matches!(
+                    r,
+                    rustls::Error::InvalidCertificate(_)
+                        | rustls::Error::NoCertificatesPresented
+                        | rustls::Error::UnsupportedNameType
+                ) {
+                    found = Some(r.to_string());
+                }
+            }
+        }
+    });
+    found
+}
+
+/// Calls `f` on `e` and each of its causes, looking inside `std::io::Error`s.
+fn for_each_cause(
+    e: &(dyn std::error::Error + 'static),
+    f: &mut dyn FnMut(&(dyn std::error::Error + 'static)),
+) {
+    let mut cur = Some(e);
+    while let Some(c) = cur {
+        f(c);
+        if let Some(inner) = c
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            for_each_cause(inner, f);
+        }
+        cur = c.source();
+    }
 }
 
 /// The shared secret, from `--token-file` (trailing newline dropped) or `$CUBESWARM_TOKEN`.
@@ -201,9 +267,15 @@ impl ClientConfig {
         self.endpoint()?
             .connect()
             .await
-            .map_err(|source| TransportError::Connect {
-                url: self.url.clone(),
-                source,
+            .map_err(|source| match certificate_error(&source) {
+                Some(reason) => TransportError::Certificate {
+                    url: self.url.clone(),
+                    reason,
+                },
+                None => TransportError::Connect {
+                    url: self.url.clone(),
+                    source,
+                },
             })
     }
 

@@ -471,7 +471,7 @@ impl clients_server::Clients for ClientsSvc {
                 return Err(e.into());
             }
         };
-        if !self.0.known_tables.iter().any(|t| *t == open.table) {
+        if !self.0.known_tables.contains(&open.table) {
             self.0.metrics.client_refused();
             return Err(Error::Invalid(format!(
                 "unknown table {:?} (known: {})",

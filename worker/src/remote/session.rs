@@ -279,11 +279,26 @@ async fn fetch_with_retries(
                     Err(e) => return Err(WorkerError::Fetch(e)),
                 }
             }
-            Err(e) => format!("cannot connect to {}: {e}", options.coordinator.url),
+            Err(e) => connect_failed(&options.coordinator.url, e)?,
         };
         let delay = backoff.next_delay();
         tracing::warn!("fetching tables: {reason}; retrying in {delay:.1?}");
         sleep(delay).await;
+    }
+}
+
+/// A failed dial: a refused certificate is a configuration error and ends the worker,
+/// anything else (refused, unreachable, timed out) is an outage to wait out.
+fn connect_failed(url: &str, e: tonic::transport::Error) -> Result<String, WorkerError> {
+    match proto::transport::certificate_error(&e) {
+        Some(reason) => Err(WorkerError::Transport(TransportError::Certificate {
+            url: url.to_string(),
+            reason,
+        })),
+        None => Ok(format!(
+            "cannot connect to {url}: {}",
+            proto::transport::error_chain(&e)
+        )),
     }
 }
 
@@ -407,7 +422,10 @@ impl Link<'_> {
             _ = &mut shutdown => return End::Exit,
             c = self.endpoint.connect() => match c {
                 Ok(c) => c,
-                Err(e) => return lost(format!("cannot connect: {e}")),
+                Err(e) => return match connect_failed(&self.options.coordinator.url, e) {
+                    Ok(reason) => lost(reason),
+                    Err(e) => End::Fatal(e),
+                },
             },
         };
         let mut client = proto::transport::workers_client(channel, self.auth.clone());
@@ -615,6 +633,7 @@ impl Conn<'_> {
 
     async fn on_job(&mut self, job: wire::Job) -> Step {
         let (id, attempt) = (job.id, job.attempt);
+        tracing::debug!(job = id, attempt, table = %job.table, "job received");
         if self.drain.is_some() {
             // Not run: closing the stream hands it back.
             tracing::info!(job = id, attempt, "job declined while draining");
