@@ -284,21 +284,9 @@ async fn choose_table(opts: &Options) -> anyhow::Result<String> {
     })
 }
 
-/// The H48 table of `names` with the most entries (of two as large, the earlier in the
-/// catalog: h48h0k4 rather than h48h0k2), as `worker::catalog::largest_h48_available`
-/// chooses among the tables on a disk.
+/// The H48 table of `names` with the most entries, by the catalog's one rule.
 fn largest_h48(names: &[String]) -> Option<&'static str> {
-    let mut best: Option<(u64, &'static str)> = None;
-    for e in worker::catalog::all() {
-        if e.method != Method::Optimal || !names.iter().any(|n| n == e.name) {
-            continue;
-        }
-        let size = worker::h48::table_info(e.name).map_or(0, |i| i.entries);
-        if !matches!(best, Some((s, _)) if size <= s) {
-            best = Some((size, e.name));
-        }
-    }
-    best.map(|(_, n)| n)
+    worker::catalog::largest_h48_where(|e| names.iter().any(|n| n == e.name))
 }
 
 /// `Clients.Status`, retried like a broken stream.

@@ -184,9 +184,16 @@ pub fn open(dir: &Path, name: &str, memory: TableMemory) -> Result<Engine, Error
 /// The H48 table with the most entries whose files are all in `dir` (of two as large,
 /// h48h0k4 rather than h48h0k2: its entries are exact).
 pub fn largest_h48_available(dir: &Path) -> Option<&'static str> {
+    largest_h48_where(|e| e.present(dir))
+}
+
+/// The H48 table with the most entries among those `usable` accepts (of two as large, the
+/// earlier in the catalog): the one rule for "the largest table", on a disk or in a
+/// cluster's workers.
+pub fn largest_h48_where(mut usable: impl FnMut(&Entry) -> bool) -> Option<&'static str> {
     let mut best: Option<(u64, &'static str)> = None;
     for e in all() {
-        if e.method != Method::Optimal || !e.present(dir) {
+        if e.method != Method::Optimal || !usable(&e) {
             continue;
         }
         let size = h48::table_info(e.name).map_or(0, |i| i.entries);
