@@ -504,6 +504,14 @@ impl Scheduler {
         self.executors.len()
     }
 
+    /// Whom job `job` serves and where it is: its request, its input line, its current
+    /// attempt and the executor holding it (`None`: queued); `None` once it is done.
+    pub fn job_of(&self, job: JobId) -> Option<(RequestId, u64, u32, Option<ExecutorId>)> {
+        self.jobs
+            .get(&job)
+            .map(|j| (j.req, j.prio.1, j.attempt, j.lease))
+    }
+
     /// Jobs running and queued.
     pub fn job_counts(&self) -> (usize, usize) {
         let running = self.executors.values().map(|e| e.running.len()).sum();

@@ -20,6 +20,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tables::format_moves;
@@ -102,8 +103,19 @@ fn job_error(e: Error) -> JobError {
 /// (a bug) when a solution does not solve its position. Every solution returned is
 /// verified against the position.
 pub fn run_job(engines: &Engines, job: &Job, stop: &StopToken) -> JobResult {
+    run_job_counted(engines, job, stop, &AtomicU64::new(0))
+}
+
+/// [`run_job`], adding the search nodes of each position or subtree to `nodes` as it
+/// finishes, for progress reports while the job runs.
+pub fn run_job_counted(
+    engines: &Engines,
+    job: &Job,
+    stop: &StopToken,
+    nodes: &AtomicU64,
+) -> JobResult {
     let start = Instant::now();
-    let output = run_work(engines, job, stop, start);
+    let output = run_work(engines, job, stop, start, nodes);
     JobResult {
         id: job.id,
         attempt: job.attempt,
@@ -117,6 +129,7 @@ fn run_work(
     job: &Job,
     stop: &StopToken,
     start: Instant,
+    nodes: &AtomicU64,
 ) -> Result<JobOutput, JobError> {
     let engine = engines
         .get(&job.table)
@@ -142,6 +155,7 @@ fn run_work(
                 let out = engine
                     .solve(&item.position, settings, &item_stop)
                     .map_err(job_error)?;
+                nodes.fetch_add(out.nodes, Ordering::Relaxed);
                 results.push(out.into_result(item.line, micros_since(t)));
             }
             Ok(JobOutput::Batch(results))
@@ -149,7 +163,7 @@ fn run_work(
         Work::Subtrees(work) => match engine {
             Engine::Optimal(solver) => {
                 let stop = stop.with_deadline(deadline_after(start, work.time_limit_ms));
-                run_subtrees(solver, work, &stop).map(JobOutput::Subtrees)
+                run_subtrees(solver, work, &stop, nodes).map(JobOutput::Subtrees)
             }
             Engine::TwoPhase(_) => Err(wrong(Method::Optimal)),
         },
@@ -161,6 +175,7 @@ fn run_subtrees(
     solver: &H48Solver,
     work: &SubtreeWork,
     stop: &StopToken,
+    nodes: &AtomicU64,
 ) -> Result<Vec<SubtreeResult>, JobError> {
     if usize::from(work.depth) > MAX_DEPTH {
         return Err(JobError::InvalidSettings {
@@ -196,6 +211,7 @@ fn run_subtrees(
     let mut fault: Option<JobError> = None;
     let mut done = |i: usize, out: SearchOutcome| {
         let prefix = work.prefixes.get(i).map_or(&[][..], |p| &p[..]);
+        nodes.fetch_add(out.nodes, Ordering::Relaxed);
         if out.invalid > 0 && fault.is_none() {
             fault = Some(JobError::Verification {
                 moves: "(dropped by the search)".into(),
@@ -241,14 +257,20 @@ fn run_subtrees(
     Ok(results)
 }
 
-/// The stop tokens of the jobs submitted and not finished, by id: one per submission (a
-/// job sent again while an earlier attempt still runs gets its own), so that one cancel
-/// reaches them all and a finished job removes only its own.
-type PendingMap = Mutex<HashMap<JobId, Vec<StopToken>>>;
+/// One submitted job not finished: its stop token and its node count so far.
+struct Pending {
+    stop: StopToken,
+    nodes: Arc<AtomicU64>,
+}
+
+/// The jobs submitted and not finished, by id: one entry per submission (a job sent again
+/// while an earlier attempt still runs gets its own), so that one cancel reaches them all
+/// and a finished job removes only its own.
+type PendingMap = Mutex<HashMap<JobId, Vec<Pending>>>;
 
 /// Locks `m`, recovering it if a thread panicked while holding it (the map stays valid:
 /// every update is a single push or removal).
-fn lock(m: &PendingMap) -> MutexGuard<'_, HashMap<JobId, Vec<StopToken>>> {
+fn lock(m: &PendingMap) -> MutexGuard<'_, HashMap<JobId, Vec<Pending>>> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -323,21 +345,27 @@ impl Executor {
     /// to the callback.
     pub fn submit(&self, job: Job) {
         let token = StopToken::new();
+        let nodes = Arc::new(AtomicU64::new(0));
         lock(&self.pending)
             .entry(job.id)
             .or_default()
-            .push(token.clone());
+            .push(Pending {
+                stop: token.clone(),
+                nodes: Arc::clone(&nodes),
+            });
         let engines = Arc::clone(&self.engines);
         let on_result = Arc::clone(&self.on_result);
         let pending = Arc::clone(&self.pending);
         self.pool.spawn(move || {
             // A panic is a bug; it must not take the pool down with it (rayon would abort).
             // The job then sends no result, and its lease runs out on the coordinator.
-            let result = catch_unwind(AssertUnwindSafe(|| run_job(&engines, &job, &token)));
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                run_job_counted(&engines, &job, &token, &nodes)
+            }));
             {
                 let mut map = lock(&pending);
                 if let Some(tokens) = map.get_mut(&job.id) {
-                    tokens.retain(|t| !t.shares_flag(&token));
+                    tokens.retain(|t| !t.stop.shares_flag(&token));
                     if tokens.is_empty() {
                         map.remove(&job.id);
                     }
@@ -354,7 +382,7 @@ impl Executor {
     pub fn cancel(&self, id: JobId) -> bool {
         match lock(&self.pending).get(&id) {
             Some(tokens) => {
-                tokens.iter().for_each(StopToken::cancel);
+                tokens.iter().for_each(|t| t.stop.cancel());
                 true
             }
             None => false,
@@ -366,6 +394,14 @@ impl Executor {
         lock(&self.pending)
             .values()
             .flatten()
-            .for_each(StopToken::cancel);
+            .for_each(|t| t.stop.cancel());
+    }
+
+    /// The search nodes job `id` has counted so far (positions and subtrees finished; the
+    /// largest over its pending submissions), or `None` when it is not pending.
+    pub fn nodes_so_far(&self, id: JobId) -> Option<u64> {
+        lock(&self.pending)
+            .get(&id)
+            .and_then(|v| v.iter().map(|t| t.nodes.load(Ordering::Relaxed)).max())
     }
 }

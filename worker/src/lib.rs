@@ -30,7 +30,7 @@ pub mod twophase;
 
 pub use engine::Engine;
 pub use error::Error;
-pub use executor::{run_job, Engines, Executor, ResultSink};
+pub use executor::{run_job, run_job_counted, Engines, Executor, ResultSink};
 pub use h48::H48Solver;
 pub use outcome::Outcome;
 pub use stop::StopToken;

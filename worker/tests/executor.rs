@@ -432,3 +432,37 @@ fn executor_cancel_stops_a_running_job_which_still_reports() {
         "the subtrees in flight say they were cancelled: {r:?}"
     );
 }
+
+#[test]
+fn executor_counts_a_running_jobs_nodes_as_its_subtrees_finish() {
+    let (ex, rx) = executor(1);
+    // Superflip's 43,254 4-move subtrees at depth 15: each is quick, all of them far more
+    // work than this test waits for.
+    let work = subtree_work(position(SUPERFLIP), 15, sequences(4));
+    assert_eq!(ex.nodes_so_far(JobId(3)), None, "not submitted yet");
+    ex.submit(subtrees(3, work.clone()));
+    // Some subtrees finish long before the job does: their nodes show while it runs.
+    let seen = loop {
+        if let Some(n) = ex.nodes_so_far(JobId(3)).filter(|&n| n > 0) {
+            break n;
+        }
+        assert!(
+            rx.try_recv().is_err(),
+            "the job ended before it reported any node"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(ex.cancel(JobId(3)));
+    let r = subtree_output(rx.recv_timeout(WAIT).expect("a result after the cancel"));
+    check_subtrees(&work, &r);
+    let total: u64 = r.iter().map(|s| s.nodes).sum();
+    assert!(
+        total >= seen,
+        "the result counts at least what was reported: {total} < {seen}"
+    );
+    assert_eq!(
+        ex.nodes_so_far(JobId(3)),
+        None,
+        "a finished job is forgotten"
+    );
+}

@@ -13,6 +13,7 @@ use crate::scheduler::{Action, Config, RequestId, Scheduler};
 use proto::wire::{
     self as w, coordinator_message::Msg as ToWorker, solve_response::Msg as ToClient,
 };
+use proto::JobId;
 use proto::{JobResult, Settings};
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -40,8 +41,8 @@ pub struct WorkerInfo {
 /// What a worker sent after joining.
 #[derive(Debug)]
 pub enum FromWorker {
-    /// It is alive.
-    Heartbeat,
+    /// It is alive, running these jobs (id, attempt, search nodes counted so far).
+    Heartbeat(Vec<(JobId, u32, u64)>),
     /// A job ended.
     Result(JobResult),
     /// It takes this many jobs at once from now on.
@@ -116,6 +117,9 @@ struct WorkerConn {
     tx: WorkerTx,
     info: WorkerInfo,
     slots: u32,
+    /// Its running jobs' node counts at its last heartbeat (id, attempt, nodes), for
+    /// progress while a hard position's jobs run.
+    live: Vec<(JobId, u32, u64)>,
 }
 
 struct ClientConn {
@@ -222,14 +226,23 @@ impl Core {
                         tx,
                         slots: info.threads,
                         info,
+                        live: Vec::new(),
                     },
                 );
             }
             CoreMsg::Worker { id, event } => {
                 self.sched.heartbeat(id);
                 match event {
-                    FromWorker::Heartbeat => {}
+                    FromWorker::Heartbeat(live) => {
+                        if let Some(w) = self.workers.get_mut(&id) {
+                            w.live = live;
+                        }
+                    }
                     FromWorker::Result(r) => {
+                        // Its nodes now count in the scheduler's figures, not as live.
+                        if let Some(w) = self.workers.get_mut(&id) {
+                            w.live.retain(|&(job, _, _)| job != r.id);
+                        }
                         self.sched.tick(self.now());
                         self.sched.on_result(id, r);
                     }
@@ -383,12 +396,24 @@ impl Core {
         let workers = self.workers.len() as u32;
         for c in self.clients.values() {
             let p = self.sched.progress(c.req);
+            // Accepted results' nodes, and those of the position's jobs still running
+            // (as their workers last reported them).
+            let live: u64 = p.deepening.map_or(0, |d| {
+                self.workers
+                    .iter()
+                    .flat_map(|(&wid, w)| w.live.iter().map(move |&l| (wid, l)))
+                    .filter(|&(wid, (job, attempt, _))| {
+                        self.sched.job_of(job) == Some((c.req, d.line, attempt, Some(wid)))
+                    })
+                    .map(|(_, (_, _, nodes))| nodes)
+                    .sum()
+            });
             let msg = w::Progress {
                 records: c.records,
                 lines: c.lines,
                 depth: p.deepening.map_or(0, |d| u32::from(d.depth)),
                 proved_empty: p.deepening.and_then(|d| d.depth_exhausted).map(u32::from),
-                nodes: p.deepening.map_or(0, |d| d.nodes),
+                nodes: p.deepening.map_or(0, |d| d.nodes) + live,
                 workers_busy: p.busy_executors as u32,
                 workers,
             };

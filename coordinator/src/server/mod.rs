@@ -20,6 +20,7 @@ use crate::executor::ExecutorId;
 use crate::input::InputLine;
 use crate::scheduler::Config;
 use proto::wire::{self as w, clients_server, tables_server, workers_server};
+use proto::JobId;
 use proto::{Error, RecordError, Settings, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
@@ -387,7 +388,12 @@ impl workers_server::Workers for WorkersSvc {
                     }
                 };
                 let event = match m.msg {
-                    Some(Msg::Heartbeat(_)) => FromWorker::Heartbeat,
+                    Some(Msg::Heartbeat(h)) => FromWorker::Heartbeat(
+                        h.running
+                            .iter()
+                            .map(|r| (JobId(r.job), r.attempt, r.nodes))
+                            .collect(),
+                    ),
                     Some(Msg::Result(r)) => match proto::JobResult::try_from(r) {
                         Ok(r) => FromWorker::Result(r),
                         Err(e) => {

@@ -689,7 +689,7 @@ impl Conn<'_> {
             .map(|&(job, attempt)| wire::JobProgress {
                 job,
                 attempt,
-                nodes: 0,
+                nodes: self.executor.nodes_so_far(JobId(job)).unwrap_or(0),
             })
             .collect();
         if self
