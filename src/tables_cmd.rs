@@ -138,7 +138,12 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
 fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
     let mut wanted = vec![name.to_string()];
     if let Some(e) = worker::catalog::find(name) {
-        wanted = e.files.iter().chain(e.optional.iter()).map(|f| f.to_string()).collect();
+        wanted = e
+            .files
+            .iter()
+            .chain(e.optional.iter())
+            .map(|f| f.to_string())
+            .collect();
     }
     for file in known_tables().into_iter().filter(|f| wanted.contains(f)) {
         let path = table_path(dir, &file);
