@@ -445,7 +445,6 @@ class Cluster:
             sh(f"ip -n {ns} addr add {pod.ip}/24 dev eth0")
             sh(f"ip -n {ns} link set eth0 up")
             sh(f"ip -n {ns} link set lo up")
-            sh(f"ip -n {ns} route add default via {self.bridge_ip}")
         for s in self.objects:
             if s["kind"] == "Service":
                 ip = self.service_ip(s)
