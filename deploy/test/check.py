@@ -543,8 +543,16 @@ def e2e(ctx, binary, tables, work, rootfs):
         grace = coord.spec["terminationGracePeriodSeconds"]
         before = [k.log().count("connected to coordinator") for k in wks]
         ckpt.signal(signal.SIGTERM)
+        sent, samples = time.monotonic(), []
+        while ckpt.alive() and time.monotonic() - sent < grace:
+            ok, detail = ckpt.probe("readinessProbe")
+            samples.append((time.monotonic() - sent, ok, detail))
         code = ckpt.wait(grace)
         assert code == 0, f"coordinator exit after SIGTERM: {code} (within {grace} s)"
+        first = next((i for i, x in enumerate(samples) if not x[1]), len(samples))
+        assert not any(x[1] for x in samples[first:]), f"coordinator ready again while stopping: {samples[first:]}"
+        assert first == len(samples) or samples[first][0] < 1, "coordinator still ready 1 s after SIGTERM"
+        stopping = sorted({x[2].split(":")[0] for x in samples[first:]})
         # Longer than a liveness failureThreshold x periodSeconds would need to fail... capped.
         spec = wks[0].spec["livenessProbe"]
         window = min(6, spec["periodSeconds"] * spec["failureThreshold"])
@@ -563,7 +571,8 @@ def e2e(ctx, binary, tables, work, rootfs):
         wait_until("the coordinator ready again", lambda: k.probe("readinessProbe")[0], startup_budget(cspec))
         wait_until("every worker reconnected", lambda: all(
             w.log().count("connected to coordinator") > b for w, b in zip(wks, before)), 60)
-        return f"{n} liveness and readiness answers from the workers over {window} s without a coordinator; reconnected"
+        return (f"coordinator readiness while stopping: {stopping}; {n} liveness and readiness answers from "
+                f"the workers over {window} s without a coordinator; reconnected")
 
     checks.run("e2e: a coordinator outage restarts no worker (liveness independent of it)", outage)
 
