@@ -16,6 +16,10 @@ pub enum TablesAction {
     Build {
         /// Table name, as shown by `tables list`.
         name: String,
+        /// Keep the files that are present and pass `verify`; build only the missing or
+        /// damaged ones (for provisioning steps that run on every start).
+        #[arg(long)]
+        if_missing: bool,
     },
     /// Re-check a table file's checksum and per-depth distribution (all present tables
     /// when no name is given).
@@ -80,10 +84,13 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
             }
             Ok::<(), anyhow::Error>(())
         }
-        TablesAction::Build { name } => {
+        TablesAction::Build { name, if_missing } => {
             let t = Instant::now();
             if !known_tables().contains(&name) && worker::catalog::find(&name).is_none() {
                 bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
+            }
+            if if_missing {
+                return build_missing(dir, &name);
             }
             worker::catalog::build_file(dir, &name, true)?;
             eprintln!(
@@ -124,6 +131,35 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
         TablesAction::Fetch { name, coordinator } => fetch(dir, common, &name, &coordinator),
     }
     .with_context(|| format!("tables directory {}", dir.display()))
+}
+
+/// `tables build --if-missing`: each file of `name` (in build order) is verified, and
+/// built when it is missing or fails verification.
+fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
+    let mut wanted = vec![name.to_string()];
+    if let Some(e) = worker::catalog::find(name) {
+        wanted = e
+            .files
+            .iter()
+            .chain(e.optional.iter())
+            .map(|f| f.to_string())
+            .collect();
+    }
+    for file in known_tables().into_iter().filter(|f| wanted.contains(f)) {
+        let path = table_path(dir, &file);
+        match TableFile::open(&path, &file).and_then(|t| t.verify()) {
+            Ok(()) => println!("{file}: present and verified"),
+            Err(e) => {
+                if path.exists() {
+                    eprintln!("{file}: {e}; building it again");
+                }
+                let t = Instant::now();
+                worker::catalog::build_file(dir, &file, true)?;
+                println!("{file}: built in {:.1} s", t.elapsed().as_secs_f64());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `tables fetch`: one attempt (an init container that fails is started again).

@@ -210,3 +210,47 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
     assert!(!o.status.success());
     assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
 }
+
+#[test]
+fn tables_build_if_missing_builds_then_verifies_then_repairs() {
+    let dir = scratch("if-missing");
+    let build = || {
+        let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+            .args(["--tables-dir", dir.to_str().unwrap()])
+            .args(["tables", "build", "cocsep", "--if-missing"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    let (out, _) = build();
+    assert!(out.contains("cocsep: built"), "{out}");
+    let file = dir.join("cocsep.tbl");
+    let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let (out, _) = build();
+    assert!(out.contains("cocsep: present and verified"), "{out}");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().modified().unwrap(),
+        modified
+    );
+    // One byte of the body changed: found by the checksum, and the file built again.
+    let mut bytes = std::fs::read(&file).unwrap();
+    bytes[5000] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let (out, err) = build();
+    assert!(
+        err.contains("checksum") && out.contains("cocsep: built"),
+        "{out}{err}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args([
+            "--tables-dir",
+            dir.to_str().unwrap(),
+            "tables",
+            "verify",
+            "cocsep",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stdout(&o));
+}
