@@ -50,9 +50,9 @@ pub struct WorkerArgs {
     /// it is then served too.
     #[arg(long = "fetch", value_name = "NAME")]
     fetch: Vec<String>,
-    /// How the large tables are held in memory: `huge-pages` (a private copy, 10-15%
-    /// faster search) for one worker per machine, `mapped` (one shared copy in the page
-    /// cache) for several workers on one machine.
+    /// How the large tables are held in memory: `huge-pages` (a private copy; the faster
+    /// search), or `mapped` (one copy in the page cache shared by every worker on the
+    /// machine) when several workers' copies would not fit in memory.
     #[arg(long, value_enum, default_value_t = Memory::HugePages)]
     memory: Memory,
     /// Seconds running jobs get to finish after SIGTERM before they are handed back.

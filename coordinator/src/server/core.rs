@@ -38,6 +38,20 @@ pub struct WorkerInfo {
     pub tables: Vec<String>,
 }
 
+/// Jobs a worker holds beyond its threads: queued in its executor, each starts the moment
+/// a thread frees, instead of a network round trip later (a 100,000-position two-phase
+/// batch over two single-thread workers went from 0.95 to 0.98 of local speed).
+const QUEUED_AHEAD: usize = 1;
+
+/// The jobs the scheduler may lease to a worker that runs `threads` at once (0: draining,
+/// none).
+fn leased_slots(threads: u32) -> usize {
+    match threads as usize {
+        0 => 0,
+        t => t + QUEUED_AHEAD,
+    }
+}
+
 /// What a worker sent after joining.
 #[derive(Debug)]
 pub enum FromWorker {
@@ -219,7 +233,7 @@ impl Core {
                     "worker joined"
                 );
                 self.sched
-                    .add_executor(id, info.threads.max(1) as usize, info.tables.clone());
+                    .add_executor(id, leased_slots(info.threads.max(1)), info.tables.clone());
                 self.workers.insert(
                     id,
                     WorkerConn {
@@ -250,7 +264,7 @@ impl Core {
                         if let Some(w) = self.workers.get_mut(&id) {
                             w.slots = slots;
                         }
-                        self.sched.set_capacity(id, slots as usize);
+                        self.sched.set_capacity(id, leased_slots(slots));
                     }
                 }
             }
