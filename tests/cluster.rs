@@ -157,11 +157,39 @@ fn coordinator(dir: &Path, args: &[&str]) -> (Proc, String) {
 }
 
 fn worker(dir: &Path, name: &str, url: &str, args: &[&str], tables: &Path) -> Proc {
-    let mut all = vec!["worker", "--coordinator", url, "--threads", "1"];
-    all.extend_from_slice(args);
-    let mut p = Proc::start(name, dir, &all, &[("CUBESWARM_TABLES", tables)]);
+    let mut p = start_worker(dir, name, url, args, tables);
     p.wait_for("connected to coordinator", Duration::from_secs(120));
     p
+}
+
+/// A single-thread worker, started (not waited for).
+fn start_worker(dir: &Path, name: &str, url: &str, args: &[&str], tables: &Path) -> Proc {
+    let mut all = vec!["worker", "--coordinator", url, "--threads", "1"];
+    all.extend_from_slice(args);
+    Proc::start(name, dir, &all, &[("CUBESWARM_TABLES", tables)])
+}
+
+/// A worker that must be refused: its exit status (a failure) and its log.
+fn refused_worker(dir: &Path, name: &str, url: &str, args: &[&str], tables: &Path) -> String {
+    let mut w = start_worker(dir, name, url, args, tables);
+    let st = w.wait(Duration::from_secs(120));
+    assert!(!st.success(), "{name} was not refused:\n{}", w.log());
+    w.log()
+}
+
+/// The client solving "R U" with two-phase through `url`, with `extra` flags.
+fn solve_r_u(url: &str, extra: &[&str]) -> (std::process::ExitStatus, String, String) {
+    let mut args = vec![
+        "solve",
+        "--coordinator",
+        url,
+        "--method",
+        "twophase",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    args.push("R U");
+    client(&args)
 }
 
 /// Runs the client to the end; returns (exit status, stdout, stderr).
@@ -516,36 +544,15 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
         health(&url),
         tonic_health::pb::health_check_response::ServingStatus::Serving as i32
     );
-    let mut w = Proc::start(
-        "w-bad",
+    let log = refused_worker(
         &dir,
-        &[
-            "worker",
-            "--coordinator",
-            &url,
-            "--threads",
-            "1",
-            "--table",
-            "twophase",
-            "--token-file",
-            bad.to_str().unwrap(),
-        ],
-        &[("CUBESWARM_TABLES", &tables)],
-    );
-    let st = w.wait(Duration::from_secs(120));
-    assert!(!st.success());
-    assert!(w.log().to_lowercase().contains("token"), "{}", w.log());
-    let (st, _, err) = client(&[
-        "solve",
-        "--coordinator",
+        "w-bad",
         &url,
-        "--method",
-        "twophase",
-        "--quiet",
-        "--token-file",
-        bad.to_str().unwrap(),
-        "R U",
-    ]);
+        &["--table", "twophase", "--token-file", bad.to_str().unwrap()],
+        &tables,
+    );
+    assert!(log.to_lowercase().contains("token"), "{log}");
+    let (st, _, err) = solve_r_u(&url, &["--token-file", bad.to_str().unwrap()]);
     assert!(!st.success());
     assert!(err.to_lowercase().contains("token"), "{err}");
     // The right token works.
@@ -561,17 +568,7 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
         ],
         &tables,
     );
-    let (st, out, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--method",
-        "twophase",
-        "--quiet",
-        "--token-file",
-        good.to_str().unwrap(),
-        "R U",
-    ]);
+    let (st, out, err) = solve_r_u(&url, &["--token-file", good.to_str().unwrap()]);
     assert!(st.success(), "{err}");
     assert!(out.starts_with("1: U' R'"), "{out}");
 }
@@ -704,49 +701,14 @@ fn tls_end_to_end_with_the_clusters_own_ca() {
         &["--table", "twophase", "--tls-ca", ca.to_str().unwrap()],
         &tables,
     );
-    let (st, out, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--tls-ca",
-        ca.to_str().unwrap(),
-        "--method",
-        "twophase",
-        "--quiet",
-        "R U",
-    ]);
+    let (st, out, err) = solve_r_u(&url, &["--tls-ca", ca.to_str().unwrap()]);
     assert!(st.success(), "{err}");
     assert!(out.starts_with("1: U' R'"), "{out}");
     // Without the CA the client refuses the server's certificate, at once and clearly.
-    let (st, _, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--method",
-        "twophase",
-        "--quiet",
-        "R U",
-    ]);
+    let (st, _, err) = solve_r_u(&url, &[]);
     assert!(!st.success());
     assert!(err.contains("certificate"), "{err}");
     // So does a worker: a certificate error is configuration, not an outage to wait out.
-    let mut w = Proc::start(
-        "w-no-ca",
-        &dir,
-        &[
-            "--tables-dir",
-            tables.to_str().unwrap(),
-            "worker",
-            "--coordinator",
-            &url,
-            "--threads",
-            "1",
-            "--table",
-            "twophase",
-        ],
-        &[],
-    );
-    let st = w.wait(Duration::from_secs(60));
-    assert!(!st.success());
-    assert!(w.log().contains("certificate"), "{}", w.log());
+    let log = refused_worker(&dir, "w-no-ca", &url, &["--table", "twophase"], &tables);
+    assert!(log.contains("certificate"), "{log}");
 }
