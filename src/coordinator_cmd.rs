@@ -39,6 +39,14 @@ pub struct CoordinatorArgs {
     /// Two-phase positions per job.
     #[arg(long, default_value_t = 128)]
     batch_size: usize,
+    /// For this long (seconds) after the coordinator starts, a request whose table no
+    /// connected worker holds waits for one to join instead of being refused (workers
+    /// join again after a restart) [default: the lease].
+    #[arg(long)]
+    worker_grace: Option<f64>,
+    /// A connection that sends nothing for this long (seconds) is closed.
+    #[arg(long, default_value_t = 10.0)]
+    handshake_timeout: f64,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -107,6 +115,12 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
             .map(String::from)
             .collect(),
         shutdown_grace: seconds("shutdown-grace", a.shutdown_grace)?,
+        startup_grace: match a.worker_grace {
+            Some(0.0) => Duration::ZERO,
+            Some(g) => seconds("worker-grace", g)?,
+            None => lease,
+        },
+        handshake_timeout: seconds("handshake-timeout", a.handshake_timeout)?,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -45,7 +45,7 @@ pub fn executor_pool(engine: Engine, count: usize, threads: usize) -> anyhow::Re
     engines.insert(engine);
     let engines = Arc::new(engines);
     let (tx, events) = mpsc::channel::<Event>();
-    let mut map: BTreeMap<ExecutorId, Box<dyn Executor>> = BTreeMap::new();
+    let mut map: BTreeMap<ExecutorId, Box<dyn Executor + Send>> = BTreeMap::new();
     for k in 0..count.max(1) {
         let id = ExecutorId(LOCAL.0 + k as u64);
         let results = tx.clone();
@@ -113,7 +113,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Counts the jobs an executor received.
-    struct Counting(Box<dyn Executor>, Arc<AtomicUsize>);
+    struct Counting(Box<dyn Executor + Send>, Arc<AtomicUsize>);
 
     impl Executor for Counting {
         fn capacity(&self) -> usize {

@@ -113,6 +113,7 @@ async fn run_async(opts: Options) -> anyhow::Result<Summary> {
     let table = choose_table(&opts).await?;
     let start = Instant::now();
     let open = w::Open {
+        wait_for_workers_ms: None,
         settings: Some((&opts.settings).into()),
         table,
     };

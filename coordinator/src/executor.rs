@@ -1,9 +1,10 @@
-//! The executor interface: what the scheduler needs from whatever runs its jobs.
+//! The executor interface: what the driver needs from whatever runs its jobs.
 //!
-//! The in-process executor (the embedded default) and the remote workers of a cluster
-//! are two implementations of [`Executor`]. Results do not come back through the trait:
-//! each executor posts them, tagged with its [`ExecutorId`], into the driver's event
-//! stream (see [`crate::run`](mod@crate::run)), so one loop serves every executor alike.
+//! The in-process rayon executor (the embedded default), a remote worker over its gRPC
+//! stream, and the simulation's fake executors are implementations of [`Executor`].
+//! Results do not come back through the trait: each executor posts them, tagged with its
+//! [`ExecutorId`], into the driver's event stream as [`ExecutorEvent`]s, so one loop serves
+//! every executor alike.
 
 use proto::{Job, JobId, JobResult};
 
@@ -12,15 +13,37 @@ use proto::{Job, JobId, JobResult};
 pub struct ExecutorId(pub u64);
 
 /// Something that runs jobs.
-pub trait Executor: Send {
-    /// How many jobs it runs at once (its threads).
+pub trait Executor {
+    /// How many jobs it may hold at once (its threads, plus any it queues ahead).
     fn capacity(&self) -> usize;
     /// The tables it holds, by name (a job naming another is never sent to it).
     fn tables(&self) -> Vec<String>;
-    /// Starts a job; its result is posted to the event stream when it ends.
+    /// Starts a job; its result is posted to the event stream when it ends. An executor
+    /// that cannot take it any more (its stream is gone) drops it: its `Gone` event is
+    /// on its way and the job goes back to the queue then.
     fn submit(&self, job: Job);
     /// Stops a job; what it found so far comes back as a cancelled result.
     fn cancel(&self, job: JobId);
+    /// Its name for people (a worker's id, its host).
+    fn name(&self) -> String {
+        "in-process".to_string()
+    }
+    /// It was silent past its lease and has been forgotten: its jobs run elsewhere now.
+    /// A remote worker's stream is ended, so that it joins again if it is alive.
+    fn lease_expired(&self) {}
+    /// The coordinator shuts down: finish or hand back what runs, take nothing new.
+    fn drain(&self) {}
+}
+
+/// A search's node count so far, for one running job (from a heartbeat).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiveJob {
+    /// The job.
+    pub job: JobId,
+    /// The attempt it runs as.
+    pub attempt: u32,
+    /// Search nodes counted so far.
+    pub nodes: u64,
 }
 
 /// What an executor reports to the driver.
@@ -28,6 +51,17 @@ pub trait Executor: Send {
 pub enum ExecutorEvent {
     /// A job ended (completed, exhausted, cancelled or failed).
     Result(ExecutorId, JobResult),
+    /// The executor is alive, running these jobs.
+    Heartbeat(ExecutorId, Vec<LiveJob>),
+    /// It runs `threads` at once from now on and may hold `slots` jobs (0: draining).
+    Capacity {
+        /// The executor.
+        id: ExecutorId,
+        /// Its threads.
+        threads: u32,
+        /// Jobs it may hold.
+        slots: usize,
+    },
     /// The executor is gone: its jobs go back to the queue.
     Gone(ExecutorId),
 }

@@ -6,10 +6,14 @@
 //!   leases, dispatch, results, in-order records, as [`Action`]s for a driver.
 //! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
 //!   depth (lower bound first, ranking by the previous depth's node counts, early start).
-//! - [`executor`]: the [`Executor`] trait that the in-process executor and the cluster's
-//!   remote workers implement, and their [`ExecutorEvent`]s.
+//! - [`executor`]: the [`Executor`] trait that the in-process executor, the cluster's
+//!   remote workers and the simulation's fakes implement, and their [`ExecutorEvent`]s.
 //! - [`input`]: input lines (skipped, position, not UTF-8) and the windowed reader.
-//! - [`run`](mod@run): the driver loop for one request over a set of executors.
+//! - [`driver`]: the [`Driver`], the one loop of the coordinator: scheduler, executors,
+//!   requests and clock, fed with [`Event`]s; leases enforced; requests end with their
+//!   clients.
+//! - [`run`](mod@run): the embedded default, one request over in-process executors
+//!   through the driver.
 //! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
 //!   health and Prometheus metrics.
 //! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
@@ -20,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod deepen;
+pub mod driver;
 pub mod executor;
 mod inflight;
 pub mod input;
@@ -29,6 +34,7 @@ pub mod scheduler;
 pub mod server;
 pub mod simbench;
 
-pub use executor::{Executor, ExecutorEvent, ExecutorId};
-pub use run::{run, Event, Executors, RunError, RunStats, Source};
+pub use driver::{Driver, DriverConfig, Event};
+pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
+pub use run::{run, Executors, RunError, RunStats, Source};
 pub use scheduler::{Action, Config, Counters, Deepening, Progress, RequestId, Scheduler};

@@ -1,37 +1,19 @@
-//! The driver: one loop that feeds a [`Scheduler`] with input lines and executor events,
-//! carries out its actions on the executors, and hands the records to a sink in input
-//! order. The embedded default runs it with the in-process executor; the simulation tests
-//! replace the clock and the executors.
+//! The embedded default: one request over in-process executors, through the one
+//! [`Driver`]. A reader thread streams the input into the driver's event stream within a
+//! window of lines in flight; records go to the caller's sink in input order.
 
-use crate::executor::{Executor, ExecutorEvent, ExecutorId};
+use crate::driver::{
+    run_loop, ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestSink,
+};
+use crate::executor::{Executor, ExecutorId};
 use crate::input::{read_lines, InputLine, Window};
-use crate::scheduler::{Action, Config, Counters, Scheduler};
-use proto::{Method, Record, Settings};
+use crate::scheduler::{Config, Counters};
+use proto::{Job, JobId, Method, Record, Settings};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::BufRead;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::time::{Duration, Instant};
-
-/// What the driver waits on.
-#[derive(Debug)]
-pub enum Event {
-    /// An executor reported.
-    Executor(ExecutorEvent),
-    /// A position line was read.
-    Line(InputLine),
-    /// Position lines were read, in input order.
-    Lines(Vec<InputLine>),
-    /// The input ended.
-    InputEnd,
-    /// The input could not be read.
-    InputError(std::io::Error),
-}
-
-impl From<ExecutorEvent> for Event {
-    fn from(e: ExecutorEvent) -> Self {
-        Event::Executor(e)
-    }
-}
+use std::sync::mpsc::{Receiver, Sender};
+use std::time::Instant;
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -76,7 +58,7 @@ pub fn window(cfg: &Config, settings: &Settings, slots: usize) -> u64 {
 /// The executors of a run and the event stream their results arrive on.
 pub struct Executors {
     /// The executors, by id.
-    pub executors: BTreeMap<ExecutorId, Box<dyn Executor>>,
+    pub executors: BTreeMap<ExecutorId, Box<dyn Executor + Send>>,
     /// A sender into `events`, for the input reader.
     pub tx: Sender<Event>,
     /// Where results (and input lines) arrive.
@@ -97,6 +79,65 @@ pub enum Source<R> {
     Parsed(Box<dyn Iterator<Item = Vec<InputLine>> + Send>),
 }
 
+/// The one request of an embedded run.
+const KEY: ClientKey = ClientKey(1);
+
+/// An executor of the caller's pool, lent to the driver for one run.
+struct Lent<'a>(&'a (dyn Executor + Send));
+
+impl Executor for Lent<'_> {
+    fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+    fn tables(&self) -> Vec<String> {
+        self.0.tables()
+    }
+    fn submit(&self, job: Job) {
+        self.0.submit(job)
+    }
+    fn cancel(&self, job: JobId) {
+        self.0.cancel(job)
+    }
+    fn name(&self) -> String {
+        self.0.name()
+    }
+}
+
+/// What the run's sink saw.
+#[derive(Default)]
+struct Seen {
+    records: u64,
+    errors: u64,
+    end: Option<Result<(), RequestError>>,
+}
+
+/// The caller's sink as the request's sink: records in order, and room in the window.
+struct CallerSink<'a> {
+    sink: &'a mut dyn FnMut(Record) -> std::io::Result<()>,
+    window: std::sync::Arc<Window>,
+    seen: &'a RefCell<Seen>,
+}
+
+impl RequestSink for CallerSink<'_> {
+    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
+        let mut seen = self.seen.borrow_mut();
+        for r in records {
+            seen.records += 1;
+            if r.outcome.is_err() {
+                seen.errors += 1;
+            }
+            (self.sink)(r)?;
+        }
+        self.window.release(seen.records);
+        Ok(())
+    }
+
+    fn end(&mut self, how: Result<(), RequestError>) {
+        self.window.close();
+        self.seen.borrow_mut().end = Some(how);
+    }
+}
+
 /// Solves every position of `source` (one request with `settings` on `table`) on
 /// `pool`'s executors, and gives each record to `sink` in input order.
 pub fn run<R: BufRead + Send>(
@@ -107,149 +148,100 @@ pub fn run<R: BufRead + Send>(
     source: Source<R>,
     sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
 ) -> Result<RunStats, RunError> {
-    let executors = &pool.executors;
-    let events = &pool.events;
     let start = Instant::now();
-    let now = || start.elapsed().as_micros() as u64;
-    let slots: usize = executors.values().map(|e| e.capacity()).sum();
+    let clock = || start.elapsed().as_micros() as u64;
+    let slots: usize = pool.executors.values().map(|e| e.capacity()).sum();
     let win = Window::new(window(&cfg, &settings, slots));
-    let mut sched = Scheduler::new(cfg);
-    for (&id, e) in executors {
-        sched.add_executor(id, e.capacity(), e.tables());
+    let seen = RefCell::new(Seen::default());
+    let mut driver = Driver::new(DriverConfig {
+        scheduler: cfg,
+        ..DriverConfig::default()
+    });
+    for (&id, e) in &pool.executors {
+        driver.join(id, Box::new(Lent(e.as_ref())));
     }
-    let req = sched.open_request(settings, table.clone());
-    let mut stats = RunStats::default();
-    let result = std::thread::scope(|scope| {
+    driver.open(
+        KEY,
+        Open {
+            settings,
+            table,
+            sink: Box::new(CallerSink {
+                sink,
+                window: win.clone(),
+                seen: &seen,
+            }),
+            wait_for_executors_us: None,
+        },
+    );
+    let looped = std::thread::scope(|scope| {
         let reader_win = win.clone();
         let reader_tx = pool.tx.clone();
-        scope.spawn(move || {
-            let mut sent = 0u64;
-            let mut emit = |line| {
-                if !reader_win.wait_for_room(sent) {
-                    return false;
-                }
-                sent += 1;
-                reader_tx.send(Event::Line(line)).is_ok()
-            };
-            let r = match source {
-                Source::Lines(input) => read_lines(input, emit),
-                Source::One(line) => {
-                    emit(line);
-                    Ok(())
-                }
-                Source::Parsed(batches) => {
-                    for batch in batches {
-                        let n = batch.len() as u64;
-                        if n == 0 {
-                            continue;
-                        }
-                        if !reader_win.wait_for_room(sent) {
-                            break;
-                        }
-                        sent += n;
-                        if reader_tx.send(Event::Lines(batch)).is_err() {
-                            break;
-                        }
-                    }
-                    Ok(())
-                }
-            };
-            let _ = reader_tx.send(match r {
-                Ok(()) => Event::InputEnd,
-                Err(e) => Event::InputError(e),
-            });
+        scope.spawn(move || read_into(source, &reader_win, &reader_tx));
+        let r = run_loop(&mut driver, &pool.events, &clock, &mut |_| {}, &mut |_| {
+            seen.borrow().end.is_some()
         });
-        let r = drive(
-            &mut sched, req, executors, events, &now, &win, sink, &mut stats,
-        );
         win.close();
         r
     });
     // Whatever still runs is of no use any more.
-    for a in sched.take_actions() {
-        if let Action::Cancel { on, job } = a {
-            if let Some(e) = executors.get(&on) {
-                e.cancel(job);
-            }
+    driver.handle(Event::ClientGone(KEY), clock());
+    driver.step(clock());
+    let counters = driver.scheduler().counters();
+    drop(driver);
+    let seen = seen.into_inner();
+    let stats = RunStats {
+        records: seen.records,
+        errors: seen.errors,
+        seconds: start.elapsed().as_secs_f64(),
+        counters,
+    };
+    match (looped, seen.end) {
+        (_, Some(Ok(()))) => Ok(stats),
+        (_, Some(Err(RequestError::Input(e)))) => Err(RunError::Input(e)),
+        (_, Some(Err(RequestError::Output(e)))) => Err(RunError::Output(e)),
+        (_, Some(Err(RequestError::NoExecutorForTable { table }))) => {
+            Err(RunError::NoExecutorForTable(table))
         }
+        (_, Some(Err(_))) | (Err(_), None) | (Ok(()), None) => Err(RunError::Disconnected),
     }
-    stats.seconds = start.elapsed().as_secs_f64();
-    stats.counters = sched.counters();
-    result.map(|()| stats)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn drive(
-    sched: &mut crate::scheduler::Scheduler,
-    req: crate::scheduler::RequestId,
-    executors: &BTreeMap<ExecutorId, Box<dyn Executor>>,
-    events: &Receiver<Event>,
-    now: &dyn Fn() -> u64,
-    win: &Window,
-    sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
-    stats: &mut RunStats,
-) -> Result<(), RunError> {
-    let mut released = 0;
-    loop {
-        sched.tick(now());
-        for a in sched.take_actions() {
-            match a {
-                Action::Dispatch { to, job } => {
-                    if let Some(e) = executors.get(&to) {
-                        e.submit(job);
-                    }
+/// The reader thread: `source` into the event stream, within the window.
+fn read_into<R: BufRead>(source: Source<R>, win: &Window, tx: &Sender<Event>) {
+    let mut sent = 0u64;
+    let mut emit = |line: InputLine| {
+        if !win.wait_for_room(sent) {
+            return false;
+        }
+        sent += 1;
+        tx.send(Event::Lines(KEY, vec![Line::from(line)])).is_ok()
+    };
+    let r = match source {
+        Source::Lines(input) => read_lines(input, emit),
+        Source::One(line) => {
+            emit(line);
+            Ok(())
+        }
+        Source::Parsed(batches) => {
+            for batch in batches {
+                let n = batch.len() as u64;
+                if n == 0 {
+                    continue;
                 }
-                Action::Cancel { on, job } => {
-                    if let Some(e) = executors.get(&on) {
-                        e.cancel(job);
-                    }
+                if !win.wait_for_room(sent) {
+                    break;
+                }
+                sent += n;
+                let lines = batch.into_iter().map(Line::from).collect();
+                if tx.send(Event::Lines(KEY, lines)).is_err() {
+                    break;
                 }
             }
+            Ok(())
         }
-        while let Some(rec) = sched.next_record(req) {
-            stats.records += 1;
-            if rec.outcome.is_err() {
-                stats.errors += 1;
-            }
-            sink(rec).map_err(RunError::Output)?;
-        }
-        if stats.records != released {
-            released = stats.records;
-            win.release(released);
-        }
-        if sched.is_done(req) {
-            return Ok(());
-        }
-        if sched.is_stalled(req) {
-            return Err(RunError::NoExecutorForTable(sched.table_of(req)));
-        }
-        let wait = sched.next_deadline().map_or(Duration::from_secs(1), |d| {
-            Duration::from_micros(d.saturating_sub(now()))
-        });
-        let first = match events.recv_timeout(wait) {
-            Ok(ev) => ev,
-            Err(RecvTimeoutError::Timeout) => continue,
-            Err(RecvTimeoutError::Disconnected) => return Err(RunError::Disconnected),
-        };
-        // Take everything already waiting before acting again.
-        let mut next = Some(first);
-        while let Some(ev) = next {
-            match ev {
-                Event::Line(l) => sched.push_line(req, l.line, l.input, l.parsed),
-                Event::Lines(ls) => {
-                    for l in ls {
-                        sched.push_line(req, l.line, l.input, l.parsed);
-                    }
-                }
-                Event::InputEnd => sched.end_input(req),
-                Event::InputError(e) => return Err(RunError::Input(e)),
-                Event::Executor(ExecutorEvent::Result(from, r)) => {
-                    sched.tick(now());
-                    sched.on_result(from, r)
-                }
-                Event::Executor(ExecutorEvent::Gone(id)) => sched.remove_executor(id),
-            }
-            next = events.try_recv().ok();
-        }
-    }
+    };
+    let _ = tx.send(match r {
+        Ok(()) => Event::End(KEY),
+        Err(e) => Event::InputFailed(KEY, e),
+    });
 }

@@ -472,22 +472,6 @@ impl Scheduler {
             .collect()
     }
 
-    /// Puts the jobs an executor runs back in the queue (it lost them, say in a restart
-    /// under the same id) and keeps the executor, with its capacity free for new jobs.
-    /// Returns how many went back. A late result of theirs is still taken while the job
-    /// is open.
-    pub fn requeue_executor_jobs(&mut self, id: ExecutorId) -> usize {
-        let jobs = self
-            .executors
-            .update(id, |e| std::mem::take(&mut e.running))
-            .unwrap_or_default();
-        let n = jobs.len();
-        for job in jobs {
-            self.requeue(job);
-        }
-        n
-    }
-
     /// The executor is alive: its leases are renewed.
     pub fn heartbeat(&mut self, id: ExecutorId) {
         let now = self.now;
@@ -497,6 +481,20 @@ impl Scheduler {
     /// Whether `id` is a known executor (one silent past its lease is forgotten).
     pub fn has_executor(&self, id: ExecutorId) -> bool {
         self.executors.get(id).is_some()
+    }
+
+    /// Whether some known executor that takes jobs (capacity above 0) holds `table`.
+    pub fn can_run(&self, table: &str) -> bool {
+        self.executors
+            .values()
+            .any(|e| e.capacity > 0 && e.tables.contains(table))
+    }
+
+    /// An executor's capacity and the jobs it runs (`None`: not known).
+    pub fn executor_state(&self, id: ExecutorId) -> Option<(usize, usize)> {
+        self.executors
+            .get(id)
+            .map(|e| (e.capacity, e.running.len()))
     }
 
     /// Executors known.
@@ -516,24 +514,6 @@ impl Scheduler {
     pub fn job_counts(&self) -> (usize, usize) {
         let running = self.executors.values().map(|e| e.running.len()).sum();
         (running, self.queue.len())
-    }
-
-    /// Whether `req` waits on jobs that no executor can run (none holds its table).
-    pub fn is_stalled(&self, req: RequestId) -> bool {
-        let Some(r) = self.requests.get(&req) else {
-            return false;
-        };
-        !self.queue.is_empty()
-            && self.executors.busy() == 0
-            && !self.executors.values().any(|e| e.tables.contains(&r.table))
-    }
-
-    /// The table `req` needs.
-    pub fn table_of(&self, req: RequestId) -> String {
-        self.requests
-            .get(&req)
-            .map(|r| r.table.clone())
-            .unwrap_or_default()
     }
 
     /// Counters so far.
@@ -586,11 +566,6 @@ impl Scheduler {
             },
         );
         id
-    }
-
-    /// Lines of `req` read but not yet released as records.
-    pub fn in_flight(&self, req: RequestId) -> u64 {
-        self.requests.get(&req).map_or(0, |r| r.lines.len() as u64)
     }
 
     /// Adds one input line: a position to solve, or the error that the line is not one

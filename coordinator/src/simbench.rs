@@ -10,9 +10,10 @@
 //! with a core to itself), and the resident set at a few points of the run, to show that
 //! memory does not grow with the input.
 
+use crate::driver::Event;
 use crate::executor::{Executor, ExecutorEvent, ExecutorId};
 use crate::input::InputLine;
-use crate::run::{run, Event, Executors, RunError, Source};
+use crate::run::{run, Executors, RunError, Source};
 use crate::scheduler::{Config, Counters};
 use proto::{
     Job, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop, SubtreeResult, Work,
@@ -276,7 +277,7 @@ fn thread_schedstat() -> Option<(f64, f64)> {
 pub fn run_bench(cfg: BenchConfig) -> Result<BenchReport, RunError> {
     let (tx, events) = mpsc::channel::<Event>();
     let solution: Vec<Move> = (0..20).map(|i| Move::ALL[(i * 7) % 18]).collect();
-    let mut executors: BTreeMap<ExecutorId, Box<dyn Executor>> = BTreeMap::new();
+    let mut executors: BTreeMap<ExecutorId, Box<dyn Executor + Send>> = BTreeMap::new();
     for k in 0..cfg.workers.max(1) {
         let id = ExecutorId(k as u64 + 1);
         executors.insert(

@@ -311,8 +311,10 @@ fn a_draining_executor_gets_no_new_job_and_its_results_still_count() {
     assert_eq!(next[0].0, E1);
     let d = next[0].1.clone();
     assert_eq!(s.running_on(E1), vec![(d.id, 1)]);
-    // E1 lost its jobs (say a restart under the same id): they go back, and out again.
-    assert_eq!(s.requeue_executor_jobs(E1), 1);
+    // E1 lost its jobs (a restart under the same id): they go back, and out again.
+    let requeued = s.counters().requeued;
+    s.add_executor(E1, 1, vec![TABLE.into()]);
+    assert_eq!(s.counters().requeued, requeued + 1);
     assert!(s.running_on(E1).is_empty());
     let again = dispatched(&s.take_actions());
     assert_eq!(again.len(), 1);

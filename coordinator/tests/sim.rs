@@ -1,27 +1,37 @@
-//! Deterministic simulation of the scheduler under faults.
+//! Deterministic simulation of the coordinator's driver under faults.
 //!
 //! Each seed builds a random input (good and bad lines) and a random schedule over fake
-//! executors that join, die mid-job (saying so or silently), stall past their lease and
-//! come back with late results, answer twice, send poisoned partial answers when
-//! cancelled, lack the table, or drain (capacity 0: no new jobs, the running ones finish)
-//! and then come back or leave handing their jobs back; some lines come with a resume
-//! hint (a length below the position's distance, known to have no solution). The fake executors answer every job deterministically
-//! from the job alone, so a fault-free run (one healthy executor) gives the reference
-//! records. The invariants: every input line gets exactly one record, in input order,
-//! equal to the fault-free run's (hints change nothing but node counts); no executor
-//! ever receives a job for a table it lacks, or while it drains; nothing from cancelled or
-//! superseded work reaches a record (the poisoned answers would show); and the request's
-//! progress agrees with what was pushed and released.
+//! executors and a client, all driving the real [`Driver`] (the loop the embedded default
+//! and the gRPC server run) with a simulated clock. Executors join, die mid-job (saying
+//! so or silently), stall past their lease and come back with late results, answer twice,
+//! send poisoned partial answers when cancelled, lack the table, or drain (capacity 0: no
+//! new jobs, the running ones finish) and then come back or leave handing their jobs
+//! back. The client goes away mid-request and comes back (as the real client does: it
+//! opens a new request with the lines that have no record yet, the deepened position with
+//! the deepest length it saw proved empty). The fake executors answer every job
+//! deterministically from the job alone, so a fault-free run (one healthy executor, one
+//! connection) gives the reference records. The invariants: every input line gets
+//! exactly one record, in input order, equal to the fault-free run's (hints change
+//! nothing but node counts); no executor ever receives a job for a table it lacks, or
+//! while it drains; nothing from cancelled or superseded work reaches a record (the
+//! poisoned answers would show); a request whose client is gone has no job left, queued
+//! or running; and the progress its client sees agrees with what was sent and received.
 //!
 //! A failing seed is printed; replay it with `SIM_SEED=<seed> cargo test -p
 //! cubeswarm-coordinator --test sim`. `SIM_SEEDS=<n>` runs more seeds.
 
 mod fake;
 
-use coordinator::{Action, Config, ExecutorId, RequestId, Scheduler};
+use coordinator::driver::{
+    ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestProgress, RequestSink,
+};
+use coordinator::input::InputLine;
+use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, Scheduler};
 use fake::{answer, poisoned, result, truth, PREFIX_LEN, TABLE};
 use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use tables::{Cube, Move, Position, SplitMix64};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -121,29 +131,149 @@ fn scenario(seed: u64) -> Scenario {
     }
 }
 
-/// Runs one schedule; `faults` = false is the reference run.
-fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
+/// What the driver did to the executors, in order (the fake executors' inbox).
+type Outbox = Rc<RefCell<Vec<(ExecutorId, Action)>>>;
+
+/// The driver's handle on a fake executor: what it is sent goes to the outbox.
+struct Handle {
+    id: ExecutorId,
+    capacity: usize,
+    has_table: bool,
+    outbox: Outbox,
+    expired: Rc<RefCell<Vec<ExecutorId>>>,
+}
+
+impl Executor for Handle {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+    fn tables(&self) -> Vec<String> {
+        vec![if self.has_table { TABLE } else { "other" }.to_string()]
+    }
+    fn submit(&self, job: Job) {
+        self.outbox
+            .borrow_mut()
+            .push((self.id, Action::Dispatch { to: self.id, job }));
+    }
+    fn cancel(&self, job: JobId) {
+        self.outbox
+            .borrow_mut()
+            .push((self.id, Action::Cancel { on: self.id, job }));
+    }
+    fn lease_expired(&self) {
+        self.expired.borrow_mut().push(self.id);
+    }
+}
+
+/// What the client saw of one connection.
+#[derive(Default)]
+struct Seen {
+    records: Vec<Record>,
+    progress: Option<RequestProgress>,
+    end: Option<Result<(), String>>,
+}
+
+/// The client's end of one connection.
+struct Client(Rc<RefCell<Seen>>);
+
+impl RequestSink for Client {
+    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
+        self.0.borrow_mut().records.extend(records);
+        Ok(())
+    }
+    fn progress(&mut self, p: &RequestProgress) -> std::io::Result<()> {
+        self.0.borrow_mut().progress = Some(*p);
+        Ok(())
+    }
+    fn end(&mut self, how: Result<(), RequestError>) {
+        self.0.borrow_mut().end = Some(how.map_err(|e| e.to_string()));
+    }
+}
+
+/// The simulated client: its connection, what it received over all of them.
+struct Conn {
+    key: ClientKey,
+    seen: Rc<RefCell<Seen>>,
+    /// Input lines sent so far, over every connection (an index into the input).
+    sent: usize,
+    /// Where this connection started sending.
+    base: usize,
+    /// The last progress it received.
+    last: Option<RequestProgress>,
+}
+
+fn open_conn(driver: &mut Driver<'_>, sc: &Scenario, key: ClientKey) -> Conn {
+    let seen = Rc::new(RefCell::new(Seen::default()));
+    driver.open(
+        key,
+        Open {
+            settings: sc.settings.clone(),
+            table: TABLE.into(),
+            sink: Box::new(Client(seen.clone())),
+            // The run is kept live by adding an executor when none can serve it.
+            wait_for_executors_us: Some(u64::MAX),
+        },
+    );
+    Conn {
+        key,
+        seen,
+        sent: 0,
+        base: 0,
+        last: None,
+    }
+}
+
+/// The faults a schedule injected.
+#[derive(Clone, Copy, Debug, Default)]
+struct Faults {
+    deaths: u64,
+    stalls: u64,
+    lease_expiries: u64,
+    joins: u64,
+    drains: u64,
+    poisoned_answers: u64,
+    double_answers: u64,
+    client_reconnects: u64,
+}
+
+impl Faults {
+    fn add(&mut self, o: &Faults) {
+        self.deaths += o.deaths;
+        self.stalls += o.stalls;
+        self.lease_expiries += o.lease_expiries;
+        self.joins += o.joins;
+        self.drains += o.drains;
+        self.poisoned_answers += o.poisoned_answers;
+        self.double_answers += o.double_answers;
+        self.client_reconnects += o.client_reconnects;
+    }
+}
+
+/// Runs one schedule; `faults` = false is the reference run. Returns the records the
+/// client received over all its connections, and the faults injected.
+fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
     let sc = scenario(seed);
     let prefixes = tables::canonical::sequences(PREFIX_LEN);
     let mut rng = SplitMix64::new(seed);
     let input = make_input(&mut rng);
     let mut rng = SplitMix64::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ u64::from(faults));
-    let mut sched = Scheduler::new(sc.cfg.clone());
-    let req: RequestId = sched.open_request(sc.settings.clone(), TABLE.into());
+    let mut driver = Driver::new(DriverConfig {
+        scheduler: sc.cfg.clone(),
+        progress_every_us: Some(200),
+        min_window_slots: 1,
+        startup_grace_us: 0,
+    });
+    let outbox: Outbox = Rc::new(RefCell::new(Vec::new()));
+    let expired = Rc::new(RefCell::new(Vec::new()));
     let mut execs: BTreeMap<ExecutorId, FakeExec> = BTreeMap::new();
     let mut next_exec = 1u64;
     let mut add_exec = |execs: &mut BTreeMap<ExecutorId, FakeExec>,
-                        sched: &mut Scheduler,
+                        driver: &mut Driver<'_>,
                         capacity: usize,
                         has_table: bool| {
         let id = ExecutorId(next_exec);
         next_exec += 1;
-        let tables = if has_table {
-            vec![TABLE.to_string()]
-        } else {
-            vec!["other".to_string()]
-        };
-        sched.add_executor(id, capacity, tables);
+        join(driver, &outbox, &expired, id, capacity, has_table);
         execs.insert(
             id,
             FakeExec {
@@ -160,57 +290,69 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         for _ in 0..1 + rng.below(3) {
             let cap = 1 + rng.below(3) as usize;
             let has = rng.below(4) != 0;
-            add_exec(&mut execs, &mut sched, cap, has);
+            add_exec(&mut execs, &mut driver, cap, has);
         }
     } else {
-        add_exec(&mut execs, &mut sched, 2, true);
+        add_exec(&mut execs, &mut driver, 2, true);
     }
     let mut now = 0u64;
-    let mut fed = 0usize;
-    let mut records: Vec<Record> = Vec::new();
+    let mut next_key = 1u64;
+    let mut conn = open_conn(&mut driver, &sc, ClientKey(next_key));
+    let mut received: Vec<Record> = Vec::new();
+    let mut f = Faults::default();
+    let mut resume_hint: Option<(u64, u8)> = None;
     // Answers in flight: (deliver at, executor, result).
     let mut mail: Vec<(u64, ExecutorId, JobResult)> = Vec::new();
     for _ in 0..100_000u64 {
-        // Feed a few lines.
-        if fed < input.lines.len() {
+        // The client sends a few lines (those without a record, in order).
+        if conn.sent < input.lines.len() {
             let k = 1 + rng.below(4) as usize;
-            for (line, text, parsed) in input.lines.iter().skip(fed).take(k) {
+            let mut lines = Vec::new();
+            for (line, text, parsed) in input.lines.iter().skip(conn.sent).take(k) {
                 // A resume hint, honest: below the position's distance (two-phase
                 // ignores it).
                 let hint = match parsed {
+                    _ if resume_hint.is_some_and(|(l, _)| l == *line) => resume_hint.map(|h| h.1),
                     Ok(p) if faults && rng.below(3) == 0 => {
                         let t = truth(p, sc.all_mode, &prefixes);
                         Some(rng.below(u64::from(t.distance)) as u8)
                     }
                     _ => None,
                 };
-                sched.push_line_resumed(req, *line, text.clone(), parsed.clone(), hint);
+                lines.push(Line {
+                    line: InputLine {
+                        line: *line,
+                        input: text.clone(),
+                        parsed: parsed.clone(),
+                    },
+                    proved_empty: hint,
+                });
             }
-            fed = (fed + k).min(input.lines.len());
-            if fed == input.lines.len() {
-                sched.end_input(req);
+            conn.sent = (conn.sent + k).min(input.lines.len());
+            driver.handle(Event::Lines(conn.key, lines), now);
+            if conn.sent == input.lines.len() {
+                driver.handle(Event::End(conn.key), now);
             }
         }
         now += if faults { rng.below(300) } else { 50 };
-        // Heartbeats of the healthy.
+        // Heartbeats of the healthy; the stalled come back.
         for (&id, e) in &mut execs {
             if let Health::Stalled(until) = e.health {
                 if now >= until {
-                    // Back: says hello again (its lease may have ended meanwhile).
+                    // Back: joins again (its lease may have ended meanwhile).
                     e.health = Health::Alive;
                     e.drained = false;
-                    let tables = vec![if e.has_table { TABLE } else { "other" }.to_string()];
-                    sched.add_executor(id, e.capacity, tables);
+                    join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
                 }
             }
             if e.health == Health::Alive {
-                sched.heartbeat(id);
+                driver.handle(Event::Executor(ExecutorEvent::Heartbeat(id, vec![])), now);
             }
         }
-        sched.tick(now);
-        for a in sched.take_actions() {
+        driver.step(now);
+        for (to, a) in outbox.borrow_mut().drain(..) {
             match a {
-                Action::Dispatch { to, job } => {
+                Action::Dispatch { job, .. } => {
                     let e = execs.get_mut(&to).ok_or("dispatch to unknown executor")?;
                     if !e.has_table {
                         return Err(format!("{job:?} sent to an executor without {TABLE}"));
@@ -225,8 +367,8 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
                         e.running.push(job);
                     }
                 }
-                Action::Cancel { on, job } => {
-                    if let Some(e) = execs.get_mut(&on) {
+                Action::Cancel { job, .. } => {
+                    if let Some(e) = execs.get_mut(&to) {
                         if let Some(i) = e.running.iter().position(|j| j.id == job) {
                             let j = e.running.remove(i);
                             e.cancelled.push(j);
@@ -235,23 +377,102 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
                 }
             }
         }
-        records.extend(sched.take_records(req));
-        let progress = sched.progress(req);
-        let pushed = input.lines.iter().take(fed).count() as u64;
-        if progress.records != records.len() as u64
-            || progress.lines != pushed
-            || progress.busy_executors > progress.executors
-            || progress
-                .deepening
-                .is_some_and(|d| d.depth_exhausted.is_some_and(|x| x >= d.depth))
-        {
-            return Err(format!(
-                "progress {progress:?} with {} records of {pushed} lines",
-                records.len()
-            ));
+        for id in expired.borrow_mut().drain(..) {
+            f.lease_expiries += 1;
+            // Told its lease ended: a live executor drops what it ran (the driver gave it
+            // to others) and joins again.
+            if let Some(e) = execs.get_mut(&id) {
+                if e.health == Health::Alive {
+                    e.running.clear();
+                    e.drained = false;
+                    join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
+                }
+            }
         }
-        if sched.is_done(req) && fed == input.lines.len() {
-            return Ok(records);
+        // What the client received on this connection.
+        {
+            let mut seen = conn.seen.borrow_mut();
+            received.append(&mut seen.records);
+            if let Some(p) = seen.progress.take() {
+                conn.last = Some(p);
+                if p.lines != (conn.sent - conn.base) as u64
+                    || p.busy_executors > p.executors
+                    || p.deepening
+                        .is_some_and(|d| d.depth_exhausted.is_some_and(|x| x >= d.depth))
+                {
+                    return Err(format!(
+                        "progress {p:?} with {} lines sent on this connection",
+                        conn.sent - conn.base
+                    ));
+                }
+            }
+            match &seen.end {
+                Some(Ok(())) if received.len() == input.lines.len() => return Ok((received, f)),
+                Some(Ok(())) => {
+                    return Err(format!(
+                        "request ended with {} of {} records",
+                        received.len(),
+                        input.lines.len()
+                    ))
+                }
+                Some(Err(e)) => return Err(format!("request ended: {e}")),
+                None => {}
+            }
+        }
+        // The client goes away now and then, and comes back.
+        if faults && f.client_reconnects < 2 && rng.below(2_000) == 0 {
+            let hint = conn.last.and_then(|p| p.deepening);
+            driver.handle(Event::ClientGone(conn.key), now);
+            driver.step(now);
+            if driver.has_request(conn.key) {
+                return Err("the request outlived its client".into());
+            }
+            let (running, queued) = driver.scheduler().job_counts();
+            if (running, queued) != (0, 0) {
+                return Err(format!(
+                    "client gone, yet {running} jobs run and {queued} are queued"
+                ));
+            }
+            // Cancellations went out for what ran.
+            for (to, a) in outbox.borrow_mut().drain(..) {
+                match a {
+                    Action::Cancel { job, .. } => {
+                        if let Some(e) = execs.get_mut(&to) {
+                            if let Some(i) = e.running.iter().position(|j| j.id == job) {
+                                let j = e.running.remove(i);
+                                e.cancelled.push(j);
+                            }
+                        }
+                    }
+                    Action::Dispatch { job, .. } => {
+                        return Err(format!("{job:?} dispatched after its client left"))
+                    }
+                }
+            }
+            for id in expired.borrow_mut().drain(..) {
+                f.lease_expiries += 1;
+                if let Some(e) = execs.get_mut(&id) {
+                    if e.health == Health::Alive {
+                        e.running.clear();
+                        e.drained = false;
+                        join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
+                    }
+                }
+            }
+            if execs
+                .values()
+                .any(|e| !e.running.is_empty() && e.health == Health::Alive)
+            {
+                return Err("a gone client's job was not cancelled".into());
+            }
+            f.client_reconnects += 1;
+            next_key += 1;
+            conn = open_conn(&mut driver, &sc, ClientKey(next_key));
+            // Lines without a record are sent again, in order; the position being
+            // deepened with the deepest length seen proved empty.
+            conn.sent = received.len();
+            conn.base = conn.sent;
+            resume_hint = hint.and_then(|d| d.depth_exhausted.map(|x| (d.line, x)));
         }
         // What happens next.
         let ids: Vec<ExecutorId> = execs.keys().copied().collect();
@@ -263,13 +484,15 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         let e = execs.get_mut(&id).expect("listed");
         if faults && roll < 8 && e.health != Health::Dead {
             // Dies mid-job; says so half the time (else its lease ends).
+            f.deaths += 1;
             e.health = Health::Dead;
             e.running.clear();
             if rng.below(2) == 0 {
-                sched.remove_executor(id);
+                driver.handle(Event::Executor(ExecutorEvent::Gone(id)), now);
             }
         } else if faults && roll < 20 && e.health == Health::Alive {
             // Stalls past its lease; its jobs answer late, when it comes back.
+            f.stalls += 1;
             let until = now + 1_500 + rng.below(4_000);
             e.health = Health::Stalled(until);
             for j in &e.running {
@@ -278,28 +501,41 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
             }
             e.running.clear();
         } else if faults && roll < 28 && live < 8 {
+            f.joins += 1;
             let cap = 1 + rng.below(3) as usize;
             let has = rng.below(3) != 0;
-            add_exec(&mut execs, &mut sched, cap, has);
+            add_exec(&mut execs, &mut driver, cap, has);
         } else if faults && (28..36).contains(&roll) && e.health == Health::Alive {
             if !e.drained {
                 // Drains: no new jobs; what it runs goes on.
+                f.drains += 1;
                 e.drained = true;
-                sched.set_capacity(id, 0);
+                let ev = ExecutorEvent::Capacity {
+                    id,
+                    threads: 0,
+                    slots: 0,
+                };
+                driver.handle(Event::Executor(ev), now);
             } else if rng.below(2) == 0 {
                 // Back to work.
                 e.drained = false;
-                sched.set_capacity(id, e.capacity);
+                let ev = ExecutorEvent::Capacity {
+                    id,
+                    threads: e.capacity as u32,
+                    slots: e.capacity,
+                };
+                driver.handle(Event::Executor(ev), now);
             } else {
                 // Shuts down, handing back what it still runs.
                 e.health = Health::Dead;
                 e.running.clear();
-                sched.remove_executor(id);
+                driver.handle(Event::Executor(ExecutorEvent::Gone(id)), now);
             }
         } else if !e.cancelled.is_empty() && e.health != Health::Dead {
             let j = e.cancelled.remove(0);
+            f.poisoned_answers += 1;
             let r = result(&j, Ok(poisoned(&j)));
-            sched.on_result(id, r);
+            driver.handle(Event::Executor(ExecutorEvent::Result(id, r)), now);
         } else if e.health == Health::Alive && !e.running.is_empty() {
             let i = if faults {
                 rng.below(e.running.len() as u64) as usize
@@ -310,16 +546,17 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
             let r = result(&j, Ok(answer(&j, sc.all_mode, &prefixes)));
             if faults && rng.below(20) == 0 {
                 // Answers twice.
+                f.double_answers += 1;
                 mail.push((now + rng.below(3_000), id, r.clone()));
             }
-            sched.on_result(id, r);
+            driver.handle(Event::Executor(ExecutorEvent::Result(id, r)), now);
         }
         // Deliver the mail that is due.
         let mut i = 0;
         while i < mail.len() {
             if mail[i].0 <= now {
                 let (_, from, r) = mail.swap_remove(i);
-                sched.on_result(from, r);
+                driver.handle(Event::Executor(ExecutorEvent::Result(from, r)), now);
             } else {
                 i += 1;
             }
@@ -329,7 +566,7 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
             .values()
             .any(|e| e.has_table && e.health != Health::Dead && !e.drained);
         if !healthy {
-            add_exec(&mut execs, &mut sched, 1, true);
+            add_exec(&mut execs, &mut driver, 1, true);
         }
     }
     let alive: Vec<String> = execs
@@ -346,17 +583,37 @@ fn simulate(seed: u64, faults: bool) -> Result<Vec<Record>, String> {
         .collect();
     Err(format!(
         "did not finish: {} of {} records; {:?}; jobs (running, queued) {:?}; executors {alive:?}",
-        records.len(),
+        received.len(),
         input.lines.len(),
-        sched.counters(),
-        sched.job_counts(),
+        driver.scheduler().counters(),
+        driver.scheduler().job_counts(),
     ))
 }
 
-fn check_seed(seed: u64) -> Result<(), String> {
+fn join(
+    driver: &mut Driver<'_>,
+    outbox: &Outbox,
+    expired: &Rc<RefCell<Vec<ExecutorId>>>,
+    id: ExecutorId,
+    capacity: usize,
+    has_table: bool,
+) {
+    driver.join(
+        id,
+        Box::new(Handle {
+            id,
+            capacity,
+            has_table,
+            outbox: outbox.clone(),
+            expired: expired.clone(),
+        }),
+    );
+}
+
+fn check_seed(seed: u64) -> Result<Faults, String> {
     let sc = scenario(seed);
-    let reference = simulate(seed, false)?;
-    let faulty = simulate(seed, true)?;
+    let (reference, _) = simulate(seed, false)?;
+    let (faulty, injected) = simulate(seed, true)?;
     let lines: Vec<u64> = {
         let mut rng = SplitMix64::new(seed);
         make_input(&mut rng).lines.iter().map(|l| l.0).collect()
@@ -408,7 +665,7 @@ fn check_seed(seed: u64) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(injected)
 }
 
 #[test]
@@ -424,14 +681,21 @@ fn every_line_gets_one_record_equal_to_a_fault_free_run() {
         }
     };
     let mut failures = Vec::new();
+    let mut total = Faults::default();
+    let mut n = 0;
     for seed in seeds {
-        if let Err(e) = check_seed(seed) {
-            failures.push(format!("seed {seed}: {e}"));
-            if failures.len() >= 5 {
-                break;
+        n += 1;
+        match check_seed(seed) {
+            Ok(f) => total.add(&f),
+            Err(e) => {
+                failures.push(format!("seed {seed}: {e}"));
+                if failures.len() >= 5 {
+                    break;
+                }
             }
         }
     }
+    println!("{n} schedules over the driver, faults injected: {total:?}");
     assert!(
         failures.is_empty(),
         "{} failing seeds (replay with SIM_SEED=<seed>):\n{}",

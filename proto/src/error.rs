@@ -50,6 +50,12 @@ pub enum Error {
     /// The request cannot be honoured (bad settings, a table no worker may ever hold).
     #[error("{0}")]
     Invalid(String),
+    /// No connected worker holds the table a request needs (and it may wait no longer).
+    #[error("no connected worker holds table {table}; start a worker that holds it, or let the request wait for one (solve --wait-for-workers SECS)")]
+    NoWorkerForTable {
+        /// The table.
+        table: String,
+    },
     /// The coordinator is shutting down.
     #[error("the coordinator is shutting down")]
     ShuttingDown,
@@ -66,9 +72,9 @@ impl From<Error> for tonic::Status {
                 tonic::Status::invalid_argument(msg)
             }
             Error::Unauthenticated => tonic::Status::unauthenticated(msg),
-            Error::Version { .. } | Error::TableMismatch { .. } => {
-                tonic::Status::failed_precondition(msg)
-            }
+            Error::Version { .. }
+            | Error::TableMismatch { .. }
+            | Error::NoWorkerForTable { .. } => tonic::Status::failed_precondition(msg),
             Error::NotFound(_) => tonic::Status::not_found(msg),
             Error::ShuttingDown => tonic::Status::unavailable(msg),
             Error::Internal(_) => tonic::Status::internal(msg),

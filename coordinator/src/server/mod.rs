@@ -2,38 +2,49 @@
 //! send scramble sets and read records back, workers fetch tables; health and metrics.
 //!
 //! # Shape
-//! - [`core`]: one thread owns the [`Scheduler`](crate::Scheduler); everything else posts
-//!   messages to it.
-//! - The handlers here check the token, decode and validate what peers send (a bad message
-//!   is a typed error for that peer only), and forward.
-//! - [`metrics`]: Prometheus counters and gauges, on their own HTTP listener.
+//! - One thread runs the [`Driver`] (the same one the embedded default runs); everything
+//!   else posts [`Event`]s to it.
+//! - `workers`: a joined worker is a [`RemoteWorker`], an executor of the driver over its
+//!   stream. `clients`: a client's request is a driver request whose sink is its stream;
+//!   it ends when the client goes. `tables`: table files streamed to workers.
+//! - The handlers check the token, decode and validate what peers send (a bad message is
+//!   a typed error for that peer only), and post events.
+//! - [`metrics`] and `http`: Prometheus counters and gauges, on their own HTTP listener.
+//! - Connections that send nothing within [`HANDSHAKE_TIMEOUT`] are closed.
 //!
 //! The coordinator keeps no durable state: a client's output file is its journal, and a
 //! worker's jobs are requeued when its stream ends or its lease runs out.
 
-pub mod core;
+mod clients;
+mod http;
 pub mod metrics;
+mod status;
+mod tables;
+mod workers;
 
-use self::core::{CoreMsg, FromWorker, WorkerInfo};
+pub use clients::ClientTx;
+pub use workers::{RemoteWorker, WorkerTx};
+
+use self::clients::ClientsSvc;
 use self::metrics::Metrics;
-use crate::executor::ExecutorId;
-use crate::input::InputLine;
+use self::tables::TablesSvc;
+use self::workers::WorkersSvc;
+use crate::driver::{run_loop, Driver, DriverConfig, Event};
 use crate::scheduler::Config;
 use proto::wire::{self as w, clients_server, tables_server, workers_server};
-use proto::JobId;
-use proto::{Error, RecordError, Settings, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
+use proto::{Error, MAX_MESSAGE_BYTES};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{mpsc as std_mpsc, Arc, Mutex};
-use std::time::Duration;
-use tokio::net::TcpListener;
-use tokio::sync::{mpsc, oneshot, Semaphore};
-use tokio_stream::wrappers::{ReceiverStream, UnboundedReceiverStream};
+use std::time::{Duration, Instant};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Request, Status};
 
 /// A table file the coordinator serves to workers.
 #[derive(Clone, Debug)]
@@ -61,11 +72,17 @@ pub struct ServerConfig {
     pub known_tables: Vec<String>,
     /// How long a shutdown waits for open streams before it returns anyway.
     pub shutdown_grace: Duration,
+    /// For this long after the start, a request whose table no connected worker holds
+    /// waits for one instead of being refused (workers join again after a restart).
+    pub startup_grace: Duration,
+    /// A connection silent this long from its start is closed (see
+    /// [`HANDSHAKE_TIMEOUT`], the default).
+    pub handshake_timeout: Duration,
 }
 
 /// Shared by every handler.
 struct Shared {
-    core: std_mpsc::Sender<CoreMsg>,
+    core: std_mpsc::Sender<Event>,
     metrics: Arc<Metrics>,
     next_executor: AtomicU64,
     next_client: AtomicU64,
@@ -79,7 +96,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn post(&self, m: CoreMsg) -> Result<(), Status> {
+    fn post(&self, m: Event) -> Result<(), Status> {
         self.core
             .send(m)
             .map_err(|_| Status::from(Error::ShuttingDown))
@@ -129,10 +146,27 @@ pub async fn start(
     let metrics = Arc::new(Metrics::new());
     let (core_tx, core_rx) = std_mpsc::channel();
     let lease = Duration::from_micros(cfg.scheduler.lease_us.unwrap_or(30_000_000));
-    let core = self::core::Core::new(cfg.scheduler.clone(), metrics.clone());
+    let driver_cfg = DriverConfig {
+        scheduler: cfg.scheduler.clone(),
+        progress_every_us: Some(PROGRESS_EVERY.as_micros() as u64),
+        min_window_slots: 8,
+        startup_grace_us: cfg.startup_grace.as_micros() as u64,
+    };
+    let driver_metrics = metrics.clone();
     std::thread::Builder::new()
-        .name("coordinator-core".into())
-        .spawn(move || core.run(core_rx))?;
+        .name("coordinator-driver".into())
+        .spawn(move || {
+            let start = Instant::now();
+            let clock = move || start.elapsed().as_micros() as u64;
+            let mut driver = Driver::new(driver_cfg);
+            let _ = run_loop(
+                &mut driver,
+                &core_rx,
+                &clock,
+                &mut |d| driver_metrics.publish(d.scheduler(), d.executor_count()),
+                &mut |_| false,
+            );
+        })?;
     let mut checksums = HashMap::new();
     for f in &cfg.files {
         checksums.insert(f.info.file.clone(), f.info.checksum);
@@ -161,6 +195,18 @@ pub async fn start(
         }
         Ok(req)
     };
+    // Workers refused for their token count as refused workers, and are logged.
+    let worker_auth = {
+        let auth = auth.clone();
+        let metrics = metrics.clone();
+        move |req: Request<()>| -> Result<Request<()>, Status> {
+            let peer = req.remote_addr();
+            auth(req).inspect_err(|e| {
+                metrics.worker_refused();
+                tracing::warn!(peer = ?peer, "worker refused: {}", e.message());
+            })
+        }
+    };
     let workers = workers_server::WorkersServer::new(WorkersSvc(shared.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
@@ -187,7 +233,7 @@ pub async fn start(
         .add_service(health_service)
         .add_service(tonic::service::interceptor::InterceptedService::new(
             workers,
-            auth.clone(),
+            worker_auth,
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(
             clients,
@@ -205,7 +251,7 @@ pub async fn start(
     let (metrics_stop_tx, metrics_stop_rx) = oneshot::channel::<()>();
     if let Some(l) = metrics_listener {
         let m = metrics.clone();
-        tokio::spawn(serve_metrics(l, m, metrics_stop_rx));
+        tokio::spawn(http::serve_metrics(l, m, metrics_stop_rx));
     }
     health
         .set_serving::<workers_server::WorkersServer<WorkersSvc>>()
@@ -220,7 +266,7 @@ pub async fn start(
         .set_service_status("", tonic_health::ServingStatus::Serving)
         .await;
     metrics.set_ready(true);
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(grpc);
+    let incoming = first_byte_within(grpc, cfg.handshake_timeout);
     let shutdown_metrics = metrics.clone();
     let task = tokio::spawn(async move {
         router
@@ -237,7 +283,7 @@ pub async fn start(
                     .set_not_serving::<workers_server::WorkersServer<WorkersSvc>>()
                     .await;
                 // Ends every worker's and client's stream so the server can finish.
-                let _ = core_tx.send(CoreMsg::Shutdown);
+                let _ = core_tx.send(Event::Shutdown);
                 let _ = metrics_stop_tx.send(());
             })
             .await
@@ -251,432 +297,60 @@ pub async fn start(
     })
 }
 
-/// `/metrics` (Prometheus text format) and `/healthz` (the process answers: liveness
-/// depends on nothing outside it).
-async fn serve_metrics(l: TcpListener, m: Arc<Metrics>, stop: oneshot::Receiver<()>) {
-    use axum::routing::get;
-    let app = axum::Router::new()
-        .route(
-            "/metrics",
-            get(move || {
-                let m = m.clone();
-                async move {
-                    (
-                        [(
-                            axum::http::header::CONTENT_TYPE,
-                            "text/plain; version=0.0.4; charset=utf-8",
-                        )],
-                        m.render(),
-                    )
+/// How often a request's progress goes to its client.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
+/// How long a new connection may stay silent before it is closed, by default: a peer that has not
+/// sent its first byte (the HTTP/2 preface, or a TLS hello) by then never will. Idle
+/// connections that did speak are watched by HTTP/2 keepalive pings.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Connections waiting for their first byte, at most (beyond this, new ones are closed
+/// at once: a flood of silent connections cannot hold the coordinator's memory).
+const MAX_SILENT: usize = 1024;
+
+/// The accepted connections of `listener` that send a first byte within `timeout`; the
+/// others are closed.
+fn first_byte_within(
+    listener: TcpListener,
+    timeout: Duration,
+) -> ReceiverStream<std::io::Result<TcpStream>> {
+    let (tx, rx) = mpsc::channel(64);
+    let silent = Arc::new(tokio::sync::Semaphore::new(MAX_SILENT));
+    tokio::spawn(async move {
+        loop {
+            let stream = match listener.accept().await {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a moment, go on.
+                    tracing::warn!("accepting a connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
                 }
-            }),
-        )
-        .route("/healthz", get(|| async { "ok\n" }));
-    let r = axum::serve(l, app)
-        .with_graceful_shutdown(async move {
-            let _ = stop.await;
-        })
-        .await;
-    if let Err(e) = r {
-        tracing::warn!("metrics endpoint ended: {e}");
-    }
+            };
+            let Ok(permit) = silent.clone().try_acquire_owned() else {
+                tracing::warn!("too many silent connections; closing a new one");
+                continue;
+            };
+            if tx.is_closed() {
+                return;
+            }
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                let mut byte = [0u8; 1];
+                let spoke = tokio::time::timeout(timeout, stream.peek(&mut byte)).await;
+                drop(permit);
+                match spoke {
+                    Ok(Ok(n)) if n > 0 => {
+                        let _ = tx.send(Ok(stream)).await;
+                    }
+                    Ok(_) => {}
+                    Err(_) => tracing::debug!("closing a connection silent for {timeout:?}"),
+                }
+            });
+        }
+    });
+    ReceiverStream::new(rx)
 }
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
-
-// ---- workers ---------------------------------------------------------------------------
-
-struct WorkersSvc(Arc<Shared>);
-
-impl WorkersSvc {
-    /// Checks a Hello: protocol, version, table checksums. Returns the table names.
-    fn check_hello(&self, hello: &w::Hello) -> Result<Vec<String>, Error> {
-        if hello.protocol != PROTOCOL || hello.version != VERSION {
-            return Err(Error::Version {
-                peer: hello.version.clone(),
-                peer_protocol: hello.protocol,
-                ours: VERSION.to_string(),
-            });
-        }
-        if hello.threads == 0 {
-            return Err(Error::Protocol("hello says 0 threads".into()));
-        }
-        let mut sums = self
-            .0
-            .checksums
-            .lock()
-            .map_err(|_| Error::Internal("checksum registry poisoned".into()))?;
-        for t in &hello.tables {
-            for f in &t.files {
-                match sums.get(&f.file) {
-                    Some(&ours) if ours != f.checksum => {
-                        return Err(Error::TableMismatch {
-                            file: f.file.clone(),
-                            peer: f.checksum,
-                            ours,
-                        })
-                    }
-                    _ => {}
-                }
-            }
-        }
-        for t in &hello.tables {
-            for f in &t.files {
-                sums.entry(f.file.clone()).or_insert(f.checksum);
-            }
-        }
-        Ok(hello.tables.iter().map(|t| t.name.clone()).collect())
-    }
-}
-
-#[tonic::async_trait]
-impl workers_server::Workers for WorkersSvc {
-    type JoinStream = BoxStream<w::CoordinatorMessage>;
-
-    async fn join(
-        &self,
-        req: Request<Streaming<w::WorkerMessage>>,
-    ) -> Result<Response<Self::JoinStream>, Status> {
-        use w::worker_message::Msg;
-        let mut inbound = req.into_inner();
-        let first = tokio::time::timeout(self.0.lease, inbound.message())
-            .await
-            .map_err(|_| Status::deadline_exceeded("no hello within the lease"))??;
-        let hello = match first.and_then(|m| m.msg) {
-            Some(Msg::Hello(h)) => h,
-            _ => {
-                self.0.metrics.worker_refused();
-                return Err(Error::Protocol("the first message must be Hello".into()).into());
-            }
-        };
-        let tables = match self.check_hello(&hello) {
-            Ok(t) => t,
-            Err(e) => {
-                self.0.metrics.worker_refused();
-                tracing::warn!(worker = %hello.worker_id, "worker refused: {e}");
-                return Err(e.into());
-            }
-        };
-        let id = ExecutorId(self.0.next_executor.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = mpsc::unbounded_channel();
-        let welcome = w::CoordinatorMessage {
-            msg: Some(w::coordinator_message::Msg::Welcome(w::Welcome {
-                executor: id.0,
-                heartbeat_ms: self.0.heartbeat.as_millis() as u64,
-                lease_ms: self.0.lease.as_millis() as u64,
-            })),
-        };
-        let _ = tx.send(Ok(welcome));
-        self.0.post(CoreMsg::Join {
-            id,
-            info: WorkerInfo {
-                worker_id: hello.worker_id.clone(),
-                threads: hello.threads,
-                tables,
-            },
-            tx: tx.clone(),
-        })?;
-        let shared = self.0.clone();
-        tokio::spawn(async move {
-            loop {
-                let m = match inbound.message().await {
-                    Ok(Some(m)) => m,
-                    Ok(None) => break,
-                    Err(e) => {
-                        tracing::info!(executor = id.0, "worker stream broke: {e}");
-                        break;
-                    }
-                };
-                let event = match m.msg {
-                    Some(Msg::Heartbeat(h)) => FromWorker::Heartbeat(
-                        h.running
-                            .iter()
-                            .map(|r| (JobId(r.job), r.attempt, r.nodes))
-                            .collect(),
-                    ),
-                    Some(Msg::Result(r)) => match proto::JobResult::try_from(r) {
-                        Ok(r) => FromWorker::Result(r),
-                        Err(e) => {
-                            // A result that cannot be read is as good as none: the job's
-                            // lease will end and it runs elsewhere.
-                            tracing::warn!(executor = id.0, "bad result from worker: {e}");
-                            let _ = tx.send(Err(Error::Decode(e).into()));
-                            break;
-                        }
-                    },
-                    Some(Msg::Capacity(c)) => FromWorker::Capacity(c.slots),
-                    Some(Msg::Draining(d)) => {
-                        tracing::info!(executor = id.0, grace_ms = d.grace_ms, "worker draining");
-                        FromWorker::Capacity(0)
-                    }
-                    Some(Msg::Hello(_)) | None => {
-                        let _ = tx.send(Err(Error::Protocol(
-                            "only the first message may be Hello".into(),
-                        )
-                        .into()));
-                        break;
-                    }
-                };
-                if shared.post(CoreMsg::Worker { id, event }).is_err() {
-                    break;
-                }
-            }
-            let _ = shared.post(CoreMsg::Left { id });
-        });
-        Ok(Response::new(Box::pin(UnboundedReceiverStream::new(rx))))
-    }
-}
-
-// ---- clients ---------------------------------------------------------------------------
-
-struct ClientsSvc(Arc<Shared>);
-
-/// Refuses settings no engine would accept, before any work starts.
-fn check_settings(s: &Settings) -> Result<(), Error> {
-    if s.max_length > 30 {
-        return Err(Error::Invalid("max_length must be at most 30".into()));
-    }
-    if s.min_length > s.max_length && s.method == proto::Method::Optimal {
-        return Err(Error::Invalid(
-            "min_length is larger than max_length".into(),
-        ));
-    }
-    if s.max_solutions == Some(0) {
-        return Err(Error::Invalid("max_solutions must be at least 1".into()));
-    }
-    Ok(())
-}
-
-#[tonic::async_trait]
-impl clients_server::Clients for ClientsSvc {
-    type SolveStream = BoxStream<w::SolveResponse>;
-
-    async fn solve(
-        &self,
-        req: Request<Streaming<w::SolveRequest>>,
-    ) -> Result<Response<Self::SolveStream>, Status> {
-        use w::solve_request::Msg;
-        let mut inbound = req.into_inner();
-        let open = match inbound.message().await?.and_then(|m| m.msg) {
-            Some(Msg::Open(o)) => o,
-            _ => {
-                self.0.metrics.client_refused();
-                return Err(Error::Protocol("the first message must be Open".into()).into());
-            }
-        };
-        let settings: Settings = match open
-            .settings
-            .ok_or(proto::DecodeError::Missing("open.settings"))
-            .and_then(Settings::try_from)
-            .map_err(Error::from)
-            .and_then(|s| check_settings(&s).map(|()| s))
-        {
-            Ok(s) => s,
-            Err(e) => {
-                self.0.metrics.client_refused();
-                return Err(e.into());
-            }
-        };
-        if !self.0.known_tables.contains(&open.table) {
-            self.0.metrics.client_refused();
-            return Err(Error::Invalid(format!(
-                "unknown table {:?} (known: {})",
-                open.table,
-                self.0.known_tables.join(", ")
-            ))
-            .into());
-        }
-        let key = self.0.next_client.fetch_add(1, Ordering::Relaxed);
-        let (out, rx) = mpsc::unbounded_channel();
-        let window = Arc::new(Semaphore::new(0));
-        self.0.post(CoreMsg::Open {
-            key,
-            settings,
-            table: open.table,
-            out: out.clone(),
-            window: window.clone(),
-        })?;
-        let shared = self.0.clone();
-        tokio::spawn(async move {
-            let mut last_id = 0u64;
-            let ended = loop {
-                let m = tokio::select! {
-                    m = inbound.message() => m,
-                    _ = out.closed() => break false,
-                };
-                let lines = match m {
-                    Ok(Some(w::SolveRequest {
-                        msg: Some(Msg::Lines(l)),
-                    })) => l.lines,
-                    Ok(Some(w::SolveRequest {
-                        msg: Some(Msg::End(_)),
-                    })) => break true,
-                    Ok(Some(_)) => {
-                        let _ = out.send(Err(Error::Protocol(
-                            "after Open only Lines and End may come".into(),
-                        )
-                        .into()));
-                        break false;
-                    }
-                    Ok(None) | Err(_) => break false,
-                };
-                let mut bad = None;
-                for l in lines {
-                    if l.id <= last_id {
-                        bad = Some(format!("line ids must increase: {} after {last_id}", l.id));
-                        break;
-                    }
-                    last_id = l.id;
-                    let proved_empty = match l.proved_empty.map(u8::try_from) {
-                        None => None,
-                        Some(Ok(d)) => Some(d),
-                        Some(Err(_)) => {
-                            bad = Some(format!("line {}: proved_empty is out of range", l.id));
-                            break;
-                        }
-                    };
-                    // Wait for room in the window (the client waits with us: flow control).
-                    let permit = tokio::select! {
-                        p = window.acquire() => p,
-                        _ = out.closed() => break,
-                    };
-                    match permit {
-                        Ok(p) => p.forget(),
-                        Err(_) => break,
-                    }
-                    let parsed = if l.not_utf8 {
-                        Err(RecordError::NotUtf8)
-                    } else {
-                        tables::Position::parse(&l.text).map_err(RecordError::Parse)
-                    };
-                    let line = InputLine {
-                        line: l.id,
-                        input: l.text,
-                        parsed,
-                    };
-                    if shared
-                        .post(CoreMsg::Line {
-                            key,
-                            line,
-                            proved_empty,
-                        })
-                        .is_err()
-                    {
-                        break;
-                    }
-                }
-                if let Some(reason) = bad {
-                    let _ = out.send(Err(Error::Protocol(reason).into()));
-                    break false;
-                }
-                if out.is_closed() {
-                    break false;
-                }
-            };
-            let _ = shared.post(if ended {
-                CoreMsg::End { key }
-            } else {
-                CoreMsg::Close { key }
-            });
-        });
-        Ok(Response::new(Box::pin(UnboundedReceiverStream::new(rx))))
-    }
-
-    async fn status(
-        &self,
-        _req: Request<w::StatusRequest>,
-    ) -> Result<Response<w::ClusterStatus>, Status> {
-        let (tx, rx) = oneshot::channel();
-        self.0.post(CoreMsg::Status { reply: tx })?;
-        let s = rx.await.map_err(|_| Status::from(Error::ShuttingDown))?;
-        Ok(Response::new(s))
-    }
-}
-
-// ---- tables ----------------------------------------------------------------------------
-
-struct TablesSvc(Arc<Shared>);
-
-/// Bytes per chunk of a table stream.
-const CHUNK: usize = 1 << 20;
-
-#[tonic::async_trait]
-impl tables_server::Tables for TablesSvc {
-    type FetchStream = BoxStream<w::FetchResponse>;
-
-    async fn list(
-        &self,
-        _req: Request<w::ListTablesRequest>,
-    ) -> Result<Response<w::ListTablesResponse>, Status> {
-        Ok(Response::new(w::ListTablesResponse {
-            files: self.0.files.values().map(|f| f.info.clone()).collect(),
-        }))
-    }
-
-    async fn fetch(
-        &self,
-        req: Request<w::FetchRequest>,
-    ) -> Result<Response<Self::FetchStream>, Status> {
-        use tokio::io::AsyncReadExt;
-        let name = req.into_inner().file;
-        let Some(f) = self.0.files.get(&name).cloned() else {
-            return Err(Error::NotFound(format!(
-                "table file {name:?} is not served here (serving: {})",
-                self.0.files.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))
-            .into());
-        };
-        let mut file = tokio::fs::File::open(&f.path)
-            .await
-            .map_err(|e| Error::Internal(format!("{}: {e}", f.path.display())))?;
-        let (tx, rx) = mpsc::channel(4);
-        tokio::spawn(async move {
-            use w::fetch_response::Msg;
-            if tx
-                .send(Ok(w::FetchResponse {
-                    msg: Some(Msg::Start(w::FetchStart {
-                        info: Some(f.info.clone()),
-                    })),
-                }))
-                .await
-                .is_err()
-            {
-                return;
-            }
-            let mut offset = 0u64;
-            loop {
-                let mut buf = vec![0u8; CHUNK];
-                let mut filled = 0;
-                while filled < CHUNK {
-                    match file.read(&mut buf[filled..]).await {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) => {
-                            let _ = tx
-                                .send(Err(Error::Internal(format!(
-                                    "reading {}: {e}",
-                                    f.path.display()
-                                ))
-                                .into()))
-                                .await;
-                            return;
-                        }
-                    }
-                }
-                if filled == 0 {
-                    return;
-                }
-                buf.truncate(filled);
-                let n = filled as u64;
-                let msg = w::FetchResponse {
-                    msg: Some(Msg::Chunk(w::Chunk { offset, data: buf })),
-                };
-                if tx.send(Ok(msg)).await.is_err() {
-                    return;
-                }
-                offset += n;
-            }
-        });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
-    }
-}

@@ -1,0 +1,286 @@
+//! The Clients service: a client opens a request on a bidirectional stream, sends its
+//! lines and reads its records back; the request is the driver's, and ends with the
+//! client ([`Event::ClientGone`] when its stream closes, whenever that is).
+
+use super::{BoxStream, Shared};
+use crate::driver::{
+    ClientKey, Event, Line, OpenRequest, RequestError, RequestProgress, RequestSink,
+};
+use crate::input::InputLine;
+use proto::wire::{self as w, clients_server, solve_response::Msg as ToClient};
+use proto::{Error, Record, RecordError, Settings};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::sync::{mpsc, oneshot, Semaphore};
+use tokio_stream::wrappers::UnboundedReceiverStream;
+use tokio_stream::StreamExt as _;
+use tonic::{Request, Response, Status, Streaming};
+
+/// Messages to a client's stream.
+pub type ClientTx = mpsc::UnboundedSender<Result<w::SolveResponse, Status>>;
+
+/// Records per response message at most.
+const RECORDS_PER_MESSAGE: usize = 1024;
+
+/// The message that ends a response stream with OK (never sent to the client): the
+/// stream ends when it is read, whoever else still holds a sender.
+fn end_marker() -> Result<w::SolveResponse, Status> {
+    Ok(w::SolveResponse { msg: None })
+}
+
+/// A client's stream as the request's sink.
+struct ClientSink {
+    out: ClientTx,
+    /// Tells the connection's handler that the request is over.
+    ended: Option<oneshot::Sender<()>>,
+    /// Lines in flight: a permit per line the handler may post.
+    window: Arc<Semaphore>,
+}
+
+fn gone() -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::BrokenPipe,
+        "the client's stream is closed",
+    )
+}
+
+impl RequestSink for ClientSink {
+    fn room(&mut self, n: u64) {
+        self.window
+            .add_permits(usize::try_from(n).unwrap_or(Semaphore::MAX_PERMITS));
+    }
+
+    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
+        for chunk in records.chunks(RECORDS_PER_MESSAGE) {
+            let msg = w::SolveResponse {
+                msg: Some(ToClient::Records(w::Records {
+                    records: chunk.iter().map(w::Record::from).collect(),
+                })),
+            };
+            self.out.send(Ok(msg)).map_err(|_| gone())?;
+        }
+        Ok(())
+    }
+
+    fn progress(&mut self, p: &RequestProgress) -> std::io::Result<()> {
+        let msg = w::Progress {
+            records: p.records,
+            lines: p.lines,
+            depth: p.deepening.map_or(0, |d| u32::from(d.depth)),
+            proved_empty: p.deepening.and_then(|d| d.depth_exhausted).map(u32::from),
+            nodes: p.deepening.map_or(0, |d| d.nodes) + p.live_nodes,
+            workers_busy: p.busy_executors as u32,
+            workers: p.executors as u32,
+        };
+        self.out
+            .send(Ok(w::SolveResponse {
+                msg: Some(ToClient::Progress(msg)),
+            }))
+            .map_err(|_| gone())
+    }
+
+    fn end(&mut self, how: Result<(), RequestError>) {
+        self.window.close();
+        if let Some(tx) = self.ended.take() {
+            let _ = tx.send(());
+        }
+        let last = match how {
+            Ok(()) => end_marker(),
+            Err(RequestError::NoExecutorForTable { table }) => {
+                Err(Error::NoWorkerForTable { table }.into())
+            }
+            Err(RequestError::ShuttingDown) => Err(Error::ShuttingDown.into()),
+            Err(RequestError::Input(e) | RequestError::Output(e)) => {
+                Err(Status::aborted(e.to_string()))
+            }
+            Err(RequestError::ClientGone) => return,
+        };
+        let _ = self.out.send(last);
+    }
+}
+
+pub(super) struct ClientsSvc(pub(super) Arc<Shared>);
+
+/// Refuses settings no engine would accept, before any work starts.
+fn check_settings(s: &Settings) -> Result<(), Error> {
+    if s.max_length > 30 {
+        return Err(Error::Invalid("max_length must be at most 30".into()));
+    }
+    if s.min_length > s.max_length && s.method == proto::Method::Optimal {
+        return Err(Error::Invalid(
+            "min_length is larger than max_length".into(),
+        ));
+    }
+    if s.max_solutions == Some(0) {
+        return Err(Error::Invalid("max_solutions must be at least 1".into()));
+    }
+    Ok(())
+}
+
+#[tonic::async_trait]
+impl clients_server::Clients for ClientsSvc {
+    type SolveStream = BoxStream<w::SolveResponse>;
+
+    async fn solve(
+        &self,
+        req: Request<Streaming<w::SolveRequest>>,
+    ) -> Result<Response<Self::SolveStream>, Status> {
+        use w::solve_request::Msg;
+        let mut inbound = req.into_inner();
+        let open = match inbound.message().await?.and_then(|m| m.msg) {
+            Some(Msg::Open(o)) => o,
+            _ => {
+                self.0.metrics.client_refused();
+                return Err(Error::Protocol("the first message must be Open".into()).into());
+            }
+        };
+        let settings: Settings = match open
+            .settings
+            .ok_or(proto::DecodeError::Missing("open.settings"))
+            .and_then(Settings::try_from)
+            .map_err(Error::from)
+            .and_then(|s| check_settings(&s).map(|()| s))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                self.0.metrics.client_refused();
+                return Err(e.into());
+            }
+        };
+        if !self.0.known_tables.contains(&open.table) {
+            self.0.metrics.client_refused();
+            return Err(Error::Invalid(format!(
+                "unknown table {:?} (known: {})",
+                open.table,
+                self.0.known_tables.join(", ")
+            ))
+            .into());
+        }
+        let key = ClientKey(self.0.next_client.fetch_add(1, Ordering::Relaxed));
+        let (out, rx) = mpsc::unbounded_channel();
+        let window = Arc::new(Semaphore::new(0));
+        let (ended, mut ended_rx) = oneshot::channel();
+        self.0.post(Event::Open(
+            key,
+            OpenRequest {
+                settings,
+                table: open.table,
+                sink: Box::new(ClientSink {
+                    out: out.clone(),
+                    ended: Some(ended),
+                    window: window.clone(),
+                }),
+                wait_for_executors_us: open.wait_for_workers_ms.map(|ms| ms.saturating_mul(1000)),
+            },
+        ))?;
+        let shared = self.0.clone();
+        tokio::spawn(async move {
+            let mut last_id = 0u64;
+            loop {
+                let m = tokio::select! {
+                    m = inbound.message() => m,
+                    _ = out.closed() => break,
+                    _ = &mut ended_rx => break,
+                };
+                let lines = match m {
+                    Ok(Some(w::SolveRequest {
+                        msg: Some(Msg::Lines(l)),
+                    })) => l.lines,
+                    Ok(Some(w::SolveRequest {
+                        msg: Some(Msg::End(_)),
+                    })) => {
+                        let _ = shared.post(Event::End(key));
+                        // The request lives until its records are out or its client
+                        // goes away, whichever comes first.
+                        tokio::select! {
+                            _ = out.closed() => {}
+                            _ = &mut ended_rx => {}
+                        }
+                        break;
+                    }
+                    Ok(Some(_)) => {
+                        let _ = out.send(Err(Error::Protocol(
+                            "after Open only Lines and End may come".into(),
+                        )
+                        .into()));
+                        break;
+                    }
+                    Ok(None) | Err(_) => break,
+                };
+                if let Err(reason) =
+                    post_lines(&shared, key, lines, &mut last_id, &window, &out).await
+                {
+                    let _ = out.send(Err(Error::Protocol(reason).into()));
+                    break;
+                }
+                if out.is_closed() {
+                    break;
+                }
+            }
+            let _ = shared.post(Event::ClientGone(key));
+        });
+        let stream = UnboundedReceiverStream::new(rx)
+            .take_while(|m| !matches!(m, Ok(w::SolveResponse { msg: None })));
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn status(
+        &self,
+        _req: Request<w::StatusRequest>,
+    ) -> Result<Response<w::ClusterStatus>, Status> {
+        let (tx, rx) = oneshot::channel();
+        self.0.post(Event::Query(Box::new(move |d| {
+            let _ = tx.send(super::status::cluster_status(d));
+        })))?;
+        let s = rx.await.map_err(|_| Status::from(Error::ShuttingDown))?;
+        Ok(Response::new(s))
+    }
+}
+
+/// Checks and posts one message's lines, each after a permit of the window (the client
+/// waits with us: flow control). `Err`: the protocol breach that ends the stream.
+async fn post_lines(
+    shared: &Shared,
+    key: ClientKey,
+    lines: Vec<w::Line>,
+    last_id: &mut u64,
+    window: &Semaphore,
+    out: &ClientTx,
+) -> Result<(), String> {
+    for l in lines {
+        if l.id <= *last_id {
+            return Err(format!("line ids must increase: {} after {last_id}", l.id));
+        }
+        *last_id = l.id;
+        let proved_empty = match l.proved_empty.map(u8::try_from) {
+            None => None,
+            Some(Ok(d)) => Some(d),
+            Some(Err(_)) => return Err(format!("line {}: proved_empty is out of range", l.id)),
+        };
+        let permit = tokio::select! {
+            p = window.acquire() => p,
+            _ = out.closed() => return Ok(()),
+        };
+        match permit {
+            Ok(p) => p.forget(),
+            Err(_) => return Ok(()),
+        }
+        let parsed = if l.not_utf8 {
+            Err(RecordError::NotUtf8)
+        } else {
+            tables::Position::parse(&l.text).map_err(RecordError::Parse)
+        };
+        let line = InputLine {
+            line: l.id,
+            input: l.text,
+            parsed,
+        };
+        if shared
+            .post(Event::Lines(key, vec![Line { line, proved_empty }]))
+            .is_err()
+        {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
