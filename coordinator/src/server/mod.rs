@@ -21,7 +21,7 @@ use crate::input::InputLine;
 use crate::scheduler::Config;
 use proto::wire::{self as w, clients_server, tables_server, workers_server};
 use proto::JobId;
-use proto::{Error, RecordError, Settings, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
+use proto::{Error, RecordError, Settings, Violation, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -299,13 +299,13 @@ impl WorkersSvc {
             });
         }
         if hello.threads == 0 {
-            return Err(Error::Protocol("hello says 0 threads".into()));
+            return Err(Violation::ZeroThreads.into());
         }
         let mut sums = self
             .0
             .checksums
             .lock()
-            .map_err(|_| Error::Internal("checksum registry poisoned".into()))?;
+            .map_err(|_| Error::RegistryPoisoned)?;
         for t in &hello.tables {
             for f in &t.files {
                 match sums.get(&f.file) {
@@ -346,7 +346,7 @@ impl workers_server::Workers for WorkersSvc {
             Some(Msg::Hello(h)) => h,
             _ => {
                 self.0.metrics.worker_refused();
-                return Err(Error::Protocol("the first message must be Hello".into()).into());
+                return Err(Error::from(Violation::NoHello).into());
             }
         };
         let tables = match self.check_hello(&hello) {
@@ -410,10 +410,7 @@ impl workers_server::Workers for WorkersSvc {
                         FromWorker::Capacity(0)
                     }
                     Some(Msg::Hello(_)) | None => {
-                        let _ = tx.send(Err(Error::Protocol(
-                            "only the first message may be Hello".into(),
-                        )
-                        .into()));
+                        let _ = tx.send(Err(Error::from(Violation::HelloTwice).into()));
                         break;
                     }
                 };
@@ -431,22 +428,6 @@ impl workers_server::Workers for WorkersSvc {
 
 struct ClientsSvc(Arc<Shared>);
 
-/// Refuses settings no engine would accept, before any work starts.
-fn check_settings(s: &Settings) -> Result<(), Error> {
-    if s.max_length > 30 {
-        return Err(Error::Invalid("max_length must be at most 30".into()));
-    }
-    if s.min_length > s.max_length && s.method == proto::Method::Optimal {
-        return Err(Error::Invalid(
-            "min_length is larger than max_length".into(),
-        ));
-    }
-    if s.max_solutions == Some(0) {
-        return Err(Error::Invalid("max_solutions must be at least 1".into()));
-    }
-    Ok(())
-}
-
 #[tonic::async_trait]
 impl clients_server::Clients for ClientsSvc {
     type SolveStream = BoxStream<w::SolveResponse>;
@@ -461,7 +442,7 @@ impl clients_server::Clients for ClientsSvc {
             Some(Msg::Open(o)) => o,
             _ => {
                 self.0.metrics.client_refused();
-                return Err(Error::Protocol("the first message must be Open".into()).into());
+                return Err(Error::from(Violation::NoOpen).into());
             }
         };
         let settings: Settings = match open
@@ -469,7 +450,7 @@ impl clients_server::Clients for ClientsSvc {
             .ok_or(proto::DecodeError::Missing("open.settings"))
             .and_then(Settings::try_from)
             .map_err(Error::from)
-            .and_then(|s| check_settings(&s).map(|()| s))
+            .and_then(|s| Ok(s.validate()?.into_inner()))
         {
             Ok(s) => s,
             Err(e) => {
@@ -479,11 +460,10 @@ impl clients_server::Clients for ClientsSvc {
         };
         if !self.0.known_tables.contains(&open.table) {
             self.0.metrics.client_refused();
-            return Err(Error::Invalid(format!(
-                "unknown table {:?} (known: {})",
-                open.table,
-                self.0.known_tables.join(", ")
-            ))
+            return Err(Error::UnknownTable {
+                name: open.table,
+                known: self.0.known_tables.clone(),
+            }
             .into());
         }
         let key = self.0.next_client.fetch_add(1, Ordering::Relaxed);
@@ -512,10 +492,7 @@ impl clients_server::Clients for ClientsSvc {
                         msg: Some(Msg::End(_)),
                     })) => break true,
                     Ok(Some(_)) => {
-                        let _ = out.send(Err(Error::Protocol(
-                            "after Open only Lines and End may come".into(),
-                        )
-                        .into()));
+                        let _ = out.send(Err(Error::from(Violation::Unexpected).into()));
                         break false;
                     }
                     Ok(None) | Err(_) => break false,
@@ -523,7 +500,10 @@ impl clients_server::Clients for ClientsSvc {
                 let mut bad = None;
                 for l in lines {
                     if l.id <= last_id {
-                        bad = Some(format!("line ids must increase: {} after {last_id}", l.id));
+                        bad = Some(Violation::LineIdsNotIncreasing {
+                            id: l.id,
+                            after: last_id,
+                        });
                         break;
                     }
                     last_id = l.id;
@@ -531,7 +511,7 @@ impl clients_server::Clients for ClientsSvc {
                         None => None,
                         Some(Ok(d)) => Some(d),
                         Some(Err(_)) => {
-                            bad = Some(format!("line {}: proved_empty is out of range", l.id));
+                            bad = Some(Violation::ProvedEmptyOutOfRange { line: l.id });
                             break;
                         }
                     };
@@ -547,7 +527,7 @@ impl clients_server::Clients for ClientsSvc {
                     let parsed = if l.not_utf8 {
                         Err(RecordError::NotUtf8)
                     } else {
-                        tables::Position::parse(&l.text).map_err(RecordError::Parse)
+                        tables::Position::parse(&l.text).map_err(RecordError::from)
                     };
                     let line = InputLine {
                         line: l.id,
@@ -566,7 +546,7 @@ impl clients_server::Clients for ClientsSvc {
                     }
                 }
                 if let Some(reason) = bad {
-                    let _ = out.send(Err(Error::Protocol(reason).into()));
+                    let _ = out.send(Err(Error::from(reason).into()));
                     break false;
                 }
                 if out.is_closed() {
@@ -620,15 +600,18 @@ impl tables_server::Tables for TablesSvc {
         use tokio::io::AsyncReadExt;
         let name = req.into_inner().file;
         let Some(f) = self.0.files.get(&name).cloned() else {
-            return Err(Error::NotFound(format!(
-                "table file {name:?} is not served here (serving: {})",
-                self.0.files.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))
+            return Err(Error::FileNotServed {
+                file: name,
+                serving: self.0.files.keys().cloned().collect(),
+            }
             .into());
         };
         let mut file = tokio::fs::File::open(&f.path)
             .await
-            .map_err(|e| Error::Internal(format!("{}: {e}", f.path.display())))?;
+            .map_err(|e| Error::FileUnreadable {
+                path: f.path.display().to_string(),
+                reason: e.to_string(),
+            })?;
         let (tx, rx) = mpsc::channel(4);
         tokio::spawn(async move {
             use w::fetch_response::Msg;
@@ -653,10 +636,10 @@ impl tables_server::Tables for TablesSvc {
                         Ok(n) => filled += n,
                         Err(e) => {
                             let _ = tx
-                                .send(Err(Error::Internal(format!(
-                                    "reading {}: {e}",
-                                    f.path.display()
-                                ))
+                                .send(Err(Error::FileUnreadable {
+                                    path: f.path.display().to_string(),
+                                    reason: e.to_string(),
+                                }
                                 .into()))
                                 .await;
                             return;
