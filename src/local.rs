@@ -259,7 +259,9 @@ mod tests {
                     ),
                     "{e:?}"
                 );
-                assert!(e.to_string().starts_with("internal error: the search panicked"));
+                assert!(e
+                    .to_string()
+                    .starts_with("internal error: the search panicked"));
             } else {
                 let s = r.outcome.as_ref().unwrap();
                 let p = tables::Position::parse(text).unwrap();
