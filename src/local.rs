@@ -35,12 +35,18 @@ pub const LOCAL: ExecutorId = ExecutorId(1);
 
 /// An executor pool of one in-process executor with `threads` threads over `engine`.
 pub fn executors(engine: Engine, threads: usize) -> anyhow::Result<Executors> {
-    executor_pool(engine, 1, threads)
+    let options = worker::ExecutorOptions::from_env()?;
+    executor_pool(engine, 1, threads, options)
 }
 
 /// An executor pool of `count` in-process executors of `threads` threads each, all over
-/// `engine` (one copy of its tables), ids 1, 2, ….
-pub fn executor_pool(engine: Engine, count: usize, threads: usize) -> anyhow::Result<Executors> {
+/// `engine` (one copy of its tables), ids 1, 2, …, running jobs as `options` say.
+pub fn executor_pool(
+    engine: Engine,
+    count: usize,
+    threads: usize,
+    options: worker::ExecutorOptions,
+) -> anyhow::Result<Executors> {
     let mut engines = Engines::default();
     engines.insert(engine);
     let engines = Arc::new(engines);
@@ -52,8 +58,13 @@ pub fn executor_pool(engine: Engine, count: usize, threads: usize) -> anyhow::Re
         let sink: worker::ResultSink = Arc::new(move |r| {
             let _ = results.send(Event::Executor(ExecutorEvent::Result(id, r)));
         });
-        let exec = worker::Executor::new(threads.max(1), Arc::clone(&engines), sink)
-            .context("starting the solver threads")?;
+        let exec = worker::Executor::with_options(
+            threads.max(1),
+            Arc::clone(&engines),
+            sink,
+            options.clone(),
+        )
+        .context("starting the solver threads")?;
         map.insert(id, Box::new(Local(Arc::new(exec))));
     }
     Ok(Executors {
@@ -141,7 +152,7 @@ mod tests {
             worker::catalog::build(&dir, "h48h0k4", false).unwrap();
         }
         let engine = open_engine(&dir, "h48h0k4", false).unwrap();
-        let mut pool = executor_pool(engine, 2, 1).unwrap();
+        let mut pool = executor_pool(engine, 2, 1, Default::default()).unwrap();
         let counts = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
         let ids: Vec<ExecutorId> = pool.executors.keys().copied().collect();
         for (id, n) in ids.iter().zip(&counts) {
@@ -199,6 +210,63 @@ mod tests {
                 n.load(Ordering::Relaxed) > 4,
                 "both executors got subtree jobs"
             );
+        }
+    }
+
+    /// The embedded default (no lease: `Config::default()`) with one line whose search
+    /// panics: the run finishes, that line's record is an internal error, and every other
+    /// line is solved.
+    #[test]
+    fn a_panicking_line_is_an_error_record_and_the_run_finishes() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tables");
+        std::fs::create_dir_all(&dir).unwrap();
+        if !worker::catalog::find("h48h0k4").unwrap().present(&dir) {
+            worker::catalog::build(&dir, "h48h0k4", false).unwrap();
+        }
+        let engine = open_engine(&dir, "h48h0k4", false).unwrap();
+        let bad = "R U F";
+        let options = worker::ExecutorOptions {
+            before_position: Some(worker::failpoint::panic_on(
+                tables::Position::parse(bad).unwrap(),
+            )),
+        };
+        let pool = executor_pool(engine, 2, 1, options).unwrap();
+        let lines = ["R U", bad, "F2 D L", "B' R2"];
+        let mut records = Vec::new();
+        coordinator::run(
+            coordinator::Config::default(),
+            &pool,
+            Settings::default(),
+            "h48h0k4".into(),
+            Source::Lines(lines.join("\n").as_bytes()),
+            &mut |r| {
+                records.push(r);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(records.len(), lines.len());
+        for (r, text) in records.iter().zip(lines) {
+            assert_eq!(r.input, text);
+            if text == bad {
+                let e = r.outcome.as_ref().unwrap_err();
+                assert!(
+                    matches!(
+                        e,
+                        proto::RecordError::Job(proto::JobError::Internal(
+                            proto::Internal::Panic { .. }
+                        ))
+                    ),
+                    "{e:?}"
+                );
+                assert!(e
+                    .to_string()
+                    .starts_with("internal error: the search panicked"));
+            } else {
+                let s = r.outcome.as_ref().unwrap();
+                let p = tables::Position::parse(text).unwrap();
+                assert!(p.is_solved_by(&s.solutions[0]) && s.optimal, "{text}");
+            }
         }
     }
 }

@@ -8,23 +8,26 @@ use crate::output::{Format, Record, CSV_HEADER};
 use crate::remote_solve;
 use crate::Common;
 use anyhow::{bail, Context as _};
-use clap::{Args, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::Args;
 use coordinator::input::InputLine;
 use coordinator::Source;
-use proto::Settings;
+use proto::{Method, Settings, SettingsError};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tables::Position;
 
-/// Which solver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Method {
-    /// Shortest solutions (H48 tables + IDA*), proved optimal.
-    Optimal,
-    /// Kociemba's two-phase algorithm: fast, at most --max-length moves.
-    Twophase,
+/// `--method`: the names of [`proto::Method`], each with its help line.
+fn method_parser() -> impl TypedValueParser<Value = Method> {
+    PossibleValuesParser::new([
+        PossibleValue::new(Method::Optimal.name())
+            .help("Shortest solutions (H48 tables + IDA*), proved optimal"),
+        PossibleValue::new(Method::TwoPhase.name())
+            .help("Kociemba's two-phase algorithm: fast, at most --max-length moves"),
+    ])
+    .try_map(|s| s.parse::<Method>())
 }
 
 /// Flags of `solve`.
@@ -33,7 +36,7 @@ pub struct SolveArgs {
     /// A scramble ("R U R' U'") or a 54-character facelet string (URFDLB order).
     position: Option<String>,
     /// Solver.
-    #[arg(long, value_enum, default_value_t = Method::Optimal)]
+    #[arg(long, value_parser = method_parser(), default_value_t = Method::Optimal)]
     method: Method,
     /// Read positions from FILE, one per line ('-' = standard input); blank lines and
     /// lines starting with '#' are skipped.
@@ -109,7 +112,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
     let threads = a.threads.unwrap_or_else(default_threads).max(1);
     let table = match a.method {
         Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
-        Method::Twophase => worker::catalog::TWOPHASE.to_string(),
+        Method::TwoPhase => worker::catalog::TWOPHASE.to_string(),
     };
     let engine = local::open_engine(dir, &table, !a.quiet)?;
     let pool = local::executors(engine, threads)?;
@@ -196,12 +199,6 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
     if batch_mode == a.position.is_some() {
         bail!("give either a POSITION or --input FILE (not both, not neither)");
     }
-    if a.all && a.method == Method::Twophase {
-        bail!("--all asks for every optimal solution; use it with --method optimal");
-    }
-    if a.solutions == 0 {
-        bail!("--solutions must be at least 1");
-    }
     if let Some(t) = a.time_limit {
         if !(t.is_finite() && t > 0.0) {
             bail!("--time-limit must be a positive number of seconds");
@@ -213,12 +210,9 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         None => None,
     };
     let settings = Settings {
-        method: match a.method {
-            Method::Optimal => proto::Method::Optimal,
-            Method::Twophase => proto::Method::TwoPhase,
-        },
+        method: a.method,
         min_length: a.min_length,
-        max_length: a.max_length.unwrap_or(20),
+        max_length: a.max_length.unwrap_or(proto::DEFAULT_MAX_LENGTH),
         max_solutions: if a.all {
             None
         } else {
@@ -227,7 +221,7 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
         probe_limit: None,
     };
-    check_settings(&settings)?;
+    let settings = settings.validate().map_err(flag_error)?.into_inner();
     Ok((settings, single))
 }
 
@@ -266,15 +260,20 @@ pub(crate) fn print_summary(records: u64, errors: u64, seconds: f64) {
     );
 }
 
-/// Refuses settings the engines would refuse, before any work starts.
-fn check_settings(s: &Settings) -> anyhow::Result<()> {
-    if s.max_length > 30 {
-        bail!("--max-length must be at most 30");
+/// A settings fault said in terms of the flags that caused it.
+fn flag_error(e: SettingsError) -> anyhow::Error {
+    match e {
+        SettingsError::MaxLength { .. } => {
+            anyhow::anyhow!("--max-length must be at most {}", proto::MAX_LENGTH)
+        }
+        SettingsError::MinAboveMax { .. } => {
+            anyhow::anyhow!("--min-length is larger than --max-length")
+        }
+        SettingsError::NoSolutions => anyhow::anyhow!("--solutions must be at least 1"),
+        SettingsError::EverySolutionTwoPhase => {
+            anyhow::anyhow!("--all asks for every optimal solution; use it with --method optimal")
+        }
     }
-    if s.method == proto::Method::Optimal && s.min_length > s.max_length {
-        bail!("--min-length is larger than --max-length");
-    }
-    Ok(())
 }
 
 /// A progress bar on stderr over `total_bytes` of input (a spinner when unknown), when

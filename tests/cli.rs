@@ -254,3 +254,49 @@ fn tables_build_if_missing_builds_then_verifies_then_repairs() {
         .unwrap();
     assert!(o.status.success(), "{}", stdout(&o));
 }
+
+/// The test seam `CUBESWARM_FAILPOINT` makes the search panic on one line of a batch:
+/// that line's record is an internal error, every other line is solved, and the run ends
+/// as a run with bad lines does (exit 0, the errors counted in the summary).
+#[test]
+fn a_panicking_line_is_one_error_record_and_the_others_are_solved() {
+    let dir = scratch("panic");
+    let input = dir.join("in.txt");
+    let output = dir.join("out.jsonl");
+    let lines = ["R U R' U' F2 D L2 B", "R U F", "D2 F' L U2 R B'", "B L' D2"];
+    std::fs::write(&input, lines.join("\n")).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args(["solve", "--method", "twophase", "--input"])
+        .arg(&input)
+        .arg("--output")
+        .arg(&output)
+        .args(["--format", "jsonl", "--threads", "2"])
+        .env("CUBESWARM_TABLES", tables_dir())
+        .env("CUBESWARM_FAILPOINT", "panic-on-input:R U F")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cubeswarm");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 positions (1 errors)"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(&output).unwrap();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 4, "{text}");
+    for (r, line) in recs.iter().zip(lines) {
+        if line == "R U F" {
+            let e = r["error"].as_str().unwrap();
+            assert!(e.starts_with("internal error: the search panicked"), "{e}");
+        } else {
+            assert!(r.get("error").is_none(), "{r}");
+            let p = tables::Position::parse(line).unwrap();
+            let sol = tables::parse_moves(r["solution"].as_str().unwrap()).unwrap();
+            assert!(p.is_solved_by(&sol), "{r}");
+        }
+    }
+}

@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -374,4 +375,66 @@ fn tls_end_to_end_with_the_clusters_own_ca() {
     // So does a worker: a certificate error is configuration, not an outage to wait out.
     let log = refused_worker(&dir, "w-no-ca", &url, &["--table", "twophase"], &tables);
     assert!(log.contains("certificate"), "{log}");
+}
+
+/// A worker whose search panics on one line (the test seam `CUBESWARM_FAILPOINT`): that
+/// line's record is an internal error, sent by the worker as a typed error; every other
+/// line is solved, and the client finishes.
+#[test]
+fn a_line_that_panics_on_a_worker_is_one_error_record() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("panic");
+    let input = dir.join("in.txt");
+    let lines = write_input(&input, 40, 0);
+    let (bad_id, bad) = lines.iter().nth(7).map(|(k, v)| (*k, v.clone())).unwrap();
+    let (_c, url) = coordinator(&dir, &[]);
+    let failpoint = format!("panic-on-input:{bad}");
+    let mut all = vec!["worker", "--coordinator", &url, "--threads", "1"];
+    all.extend_from_slice(&["--table", "twophase"]);
+    let mut w = Proc::start(
+        "w1",
+        &dir,
+        &all,
+        &[
+            ("CUBESWARM_TABLES", &tables),
+            ("CUBESWARM_FAILPOINT", Path::new(&failpoint)),
+        ],
+    );
+    w.wait_for("connected to coordinator", Duration::from_secs(120));
+    let out = dir.join("out.txt");
+    let (st, _, err) = client(&[
+        "solve",
+        "--coordinator",
+        &url,
+        "--method",
+        "twophase",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(st.success(), "{err}");
+    let got = read_records(&out);
+    assert_eq!(
+        got.keys().copied().collect::<Vec<_>>(),
+        lines.keys().copied().collect::<Vec<_>>()
+    );
+    for (id, recs) in &got {
+        if *id == bad_id {
+            assert_eq!(recs.len(), 1);
+            assert!(
+                recs[0].starts_with("error: internal error: the search panicked"),
+                "{recs:?}"
+            );
+            continue;
+        }
+        let sol = recs[0].split(" (").next().unwrap();
+        let pos = tables::Position::parse(&lines[id]).unwrap();
+        assert!(
+            pos.is_solved_by(&tables::parse_moves(sol).unwrap()),
+            "line {id}: {recs:?}"
+        );
+    }
 }

@@ -62,7 +62,7 @@ pub fn read_lines<R: BufRead>(
                 Line::Position(t) => InputLine {
                     line: n,
                     input: t.to_string(),
-                    parsed: Position::parse(t).map_err(RecordError::Parse),
+                    parsed: Position::parse(t).map_err(RecordError::from),
                 },
             },
         };

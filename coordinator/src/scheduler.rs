@@ -30,8 +30,8 @@ use crate::executor::ExecutorId;
 use crate::inflight::InFlight;
 use crate::pool::{ExecState, Pool};
 use proto::{
-    BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Record,
-    RecordError, Settings, Solved, Stop, SubtreeWork, Work,
+    answer_line, BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
+    PositionResult, Record, RecordError, Settings, Solved, Stop, SubtreeWork, Work,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -969,14 +969,27 @@ impl Scheduler {
         match (kind, out) {
             (Kind::Batch { seqs }, JobOutput::Batch(results)) => {
                 for (seq, r) in seqs.into_iter().zip(results) {
-                    self.counters.nodes += r.nodes;
-                    self.finish(PosKey { req, seq }, Ok(deepen::solved(r)));
+                    let key = PosKey { req, seq };
+                    match r {
+                        Ok(r) => {
+                            self.counters.nodes += r.nodes;
+                            self.finish(key, Ok(deepen::solved(r)));
+                        }
+                        // This position failed (a panic, a table): its line only.
+                        Err(e) => self.finish(key, Err(RecordError::Job(e.error))),
+                    }
                 }
             }
             (Kind::Shallow { seq }, JobOutput::Batch(mut results)) => {
-                let Some(r) = results.pop() else { return };
-                self.counters.nodes += r.nodes;
-                self.after_shallow(PosKey { req, seq }, r);
+                let key = PosKey { req, seq };
+                match results.pop() {
+                    Some(Ok(r)) => {
+                        self.counters.nodes += r.nodes;
+                        self.after_shallow(key, r);
+                    }
+                    Some(Err(e)) => self.finish(key, Err(RecordError::Job(e.error))),
+                    None => {}
+                }
             }
             (
                 Kind::Subtrees {
@@ -1153,19 +1166,21 @@ impl Scheduler {
 
 /// Whether `out` is a complete answer to a job of `kind`: every position or subtree
 /// answered (or the job's solution count reached), nothing cut short by a cancellation.
+/// Whether a batch position's answer was cut short by a cancellation (an error is not).
+fn cancelled(a: &PositionAnswer) -> bool {
+    a.as_ref().is_ok_and(|r| r.stop == Stop::Cancelled)
+}
+
 fn complete(kind: &Kind, out: &JobOutput, req: Option<&Request>) -> bool {
     match (kind, out) {
         (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
             let Some(req) = req else { return false };
             rs.len() == seqs.len()
                 && rs.iter().zip(seqs).all(|(r, &seq)| {
-                    r.stop != Stop::Cancelled
-                        && req.lines.get(seq).is_some_and(|p| p.line == r.line)
+                    !cancelled(r) && req.lines.get(seq).is_some_and(|p| p.line == answer_line(r))
                 })
         }
-        (Kind::Shallow { .. }, JobOutput::Batch(rs)) => {
-            rs.len() == 1 && rs[0].stop != Stop::Cancelled
-        }
+        (Kind::Shallow { .. }, JobOutput::Batch(rs)) => rs.len() == 1 && !cancelled(&rs[0]),
         (Kind::Subtrees { prefixes, .. }, JobOutput::Subtrees(rs)) => {
             if rs.iter().any(|r| r.stop == Stop::Cancelled) {
                 return false;

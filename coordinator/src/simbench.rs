@@ -191,16 +191,18 @@ impl Executor for SimWorker {
             Work::Batch { items, .. } => JobOutput::Batch(
                 items
                     .iter()
-                    .map(|it| PositionResult {
-                        line: it.line,
-                        solutions: vec![self.solution.clone()],
-                        optimal: false,
-                        lower_bound: 0,
-                        depth_exhausted: None,
-                        nodes: 1_000,
-                        lookups: 10,
-                        micros: 100,
-                        stop: Stop::Completed,
+                    .map(|it| {
+                        Ok(PositionResult {
+                            line: it.line,
+                            solutions: vec![self.solution.clone()],
+                            optimal: false,
+                            lower_bound: 0,
+                            depth_exhausted: None,
+                            nodes: 1_000,
+                            lookups: 10,
+                            micros: 100,
+                            stop: Stop::Completed,
+                        })
                     })
                     .collect(),
             ),

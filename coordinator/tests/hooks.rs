@@ -235,7 +235,7 @@ fn progress_follows_the_deepening_of_the_oldest_position() {
         let (to, job) = running.pop_front().expect("a job to answer");
         let out = answer(&job, false, &prefixes);
         nodes += match &out {
-            JobOutput::Batch(rs) => rs.iter().map(|r| r.nodes).sum::<u64>(),
+            JobOutput::Batch(rs) => rs.iter().flatten().map(|r| r.nodes).sum::<u64>(),
             JobOutput::Subtrees(rs) => rs.iter().map(|r| r.nodes).sum(),
         };
         s.on_result(to, result(&job, Ok(out)));

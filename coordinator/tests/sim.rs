@@ -722,7 +722,7 @@ fn a_job_whose_executor_dies_is_sent_again_with_the_next_attempt() {
         req,
         1,
         "R".into(),
-        Position::parse("R").map_err(RecordError::Parse),
+        Position::parse("R").map_err(RecordError::from),
     );
     s.end_input(req);
     let first = s.take_actions();

@@ -7,12 +7,12 @@
 //! [`DecodeError`] naming the field, never panics.
 
 use crate::job::{
-    BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop,
-    SubtreeResult, SubtreeWork, Work,
+    BatchItem, Internal, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
+    PositionError, PositionResult, Settings, SettingsError, Stop, SubtreeResult, SubtreeWork, Work,
 };
-use crate::record::{Record, RecordError, Solved};
+use crate::record::{BadLine, BadLineKind, Record, RecordError, Solved};
 use crate::wire as w;
-use tables::{Cube, CubieError, Move, ParseError, Position};
+use tables::{Cube, CubieError, Move, Position};
 
 /// Why a wire message is not a domain value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -61,12 +61,6 @@ pub enum DecodeError {
         field: &'static str,
         /// The byte received.
         value: u8,
-    },
-    /// A record says its line does not parse, but its text does (or says otherwise).
-    #[error("record {id}: the input is said not to parse, but it parses")]
-    ParseMismatch {
-        /// The record's id.
-        id: u64,
     },
 }
 
@@ -284,28 +278,43 @@ impl From<&PositionResult> for w::PositionResult {
             lookups: r.lookups,
             micros: r.micros,
             stop: stop_wire(r.stop).into(),
+            error: None,
         }
     }
 }
 
-impl TryFrom<w::PositionResult> for PositionResult {
-    type Error = DecodeError;
-    fn try_from(r: w::PositionResult) -> Result<Self, DecodeError> {
-        Ok(PositionResult {
-            line: r.line,
-            solutions: sequences_from("result.solutions", &r.solutions)?,
-            optimal: r.optimal,
-            lower_bound: u8_from("result.lower_bound", r.lower_bound)?,
-            depth_exhausted: r
-                .depth_exhausted
-                .map(|d| u8_from("result.depth_exhausted", d))
-                .transpose()?,
-            nodes: r.nodes,
-            lookups: r.lookups,
-            micros: r.micros,
-            stop: stop_from("result.stop", r.stop)?,
-        })
+fn answer_wire(a: &PositionAnswer) -> w::PositionResult {
+    match a {
+        Ok(r) => r.into(),
+        Err(e) => w::PositionResult {
+            line: e.line,
+            error: Some((&e.error).into()),
+            ..Default::default()
+        },
     }
+}
+
+fn answer_from(r: w::PositionResult) -> Result<PositionAnswer, DecodeError> {
+    if let Some(e) = r.error {
+        return Ok(Err(PositionError {
+            line: r.line,
+            error: e.try_into()?,
+        }));
+    }
+    Ok(Ok(PositionResult {
+        line: r.line,
+        solutions: sequences_from("result.solutions", &r.solutions)?,
+        optimal: r.optimal,
+        lower_bound: u8_from("result.lower_bound", r.lower_bound)?,
+        depth_exhausted: r
+            .depth_exhausted
+            .map(|d| u8_from("result.depth_exhausted", d))
+            .transpose()?,
+        nodes: r.nodes,
+        lookups: r.lookups,
+        micros: r.micros,
+        stop: stop_from("result.stop", r.stop)?,
+    }))
 }
 
 impl From<&SubtreeResult> for w::SubtreeResult {
@@ -333,6 +342,49 @@ impl TryFrom<w::SubtreeResult> for SubtreeResult {
     }
 }
 
+impl From<&SettingsError> for w::SettingsError {
+    fn from(e: &SettingsError) -> Self {
+        use w::settings_error::Kind;
+        let kind = match *e {
+            SettingsError::MaxLength { value } => Kind::MaxLength(value.into()),
+            SettingsError::MinAboveMax { min, max } => Kind::MinAboveMax(w::MinAboveMax {
+                min: min.into(),
+                max: max.into(),
+            }),
+            SettingsError::NoSolutions => Kind::NoSolutions(true),
+            SettingsError::EverySolutionTwoPhase => Kind::EverySolutionTwoPhase(true),
+        };
+        w::SettingsError { kind: Some(kind) }
+    }
+}
+
+impl TryFrom<w::SettingsError> for SettingsError {
+    type Error = DecodeError;
+    fn try_from(e: w::SettingsError) -> Result<Self, DecodeError> {
+        use w::settings_error::Kind;
+        Ok(
+            match e.kind.ok_or(DecodeError::Missing("settings_error.kind"))? {
+                Kind::MaxLength(v) => SettingsError::MaxLength {
+                    value: u8_from("settings_error.max_length", v)?,
+                },
+                Kind::MinAboveMax(m) => SettingsError::MinAboveMax {
+                    min: u8_from("settings_error.min", m.min)?,
+                    max: u8_from("settings_error.max", m.max)?,
+                },
+                Kind::NoSolutions(_) => SettingsError::NoSolutions,
+                Kind::EverySolutionTwoPhase(_) => SettingsError::EverySolutionTwoPhase,
+            },
+        )
+    }
+}
+
+fn table_failure(path: &str, reason: &str) -> w::TableFailure {
+    w::TableFailure {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
 impl From<&JobError> for w::JobError {
     fn from(e: &JobError) -> Self {
         use w::job_error::Kind;
@@ -342,8 +394,17 @@ impl From<&JobError> for w::JobError {
                 name: name.clone(),
                 method: method_wire(*method).into(),
             }),
-            JobError::InvalidSettings { reason } => Kind::InvalidSettings(reason.clone()),
+            JobError::InvalidSettings(s) => Kind::InvalidSettings(s.into()),
             JobError::Verification { moves } => Kind::Verification(moves.clone()),
+            JobError::TableUnreadable { path, reason } => {
+                Kind::TableUnreadable(table_failure(path, reason))
+            }
+            JobError::TableDamaged { path, reason } => {
+                Kind::TableDamaged(table_failure(path, reason))
+            }
+            JobError::Internal(Internal::Panic { message }) => Kind::Panic(message.clone()),
+            JobError::Internal(Internal::Threads { reason }) => Kind::Threads(reason.clone()),
+            JobError::Undecodable { reason } => Kind::Undecodable(reason.clone()),
         };
         w::JobError { kind: Some(kind) }
     }
@@ -360,8 +421,19 @@ impl TryFrom<w::JobError> for JobError {
                     name: t.name,
                     method: method_from("job_error.wrong_table.method", t.method)?,
                 },
-                Kind::InvalidSettings(reason) => JobError::InvalidSettings { reason },
+                Kind::InvalidSettings(s) => JobError::InvalidSettings(s.try_into()?),
                 Kind::Verification(moves) => JobError::Verification { moves },
+                Kind::TableUnreadable(t) => JobError::TableUnreadable {
+                    path: t.path,
+                    reason: t.reason,
+                },
+                Kind::TableDamaged(t) => JobError::TableDamaged {
+                    path: t.path,
+                    reason: t.reason,
+                },
+                Kind::Panic(message) => JobError::Internal(Internal::Panic { message }),
+                Kind::Threads(reason) => JobError::Internal(Internal::Threads { reason }),
+                Kind::Undecodable(reason) => JobError::Undecodable { reason },
             },
         )
     }
@@ -372,7 +444,7 @@ impl From<&JobResult> for w::JobResult {
         use w::job_result::Output;
         let output = match &r.output {
             Ok(JobOutput::Batch(v)) => Output::Batch(w::BatchOutput {
-                results: v.iter().map(Into::into).collect(),
+                results: v.iter().map(answer_wire).collect(),
             }),
             Ok(JobOutput::Subtrees(v)) => Output::Subtrees(w::SubtreesOutput {
                 results: v.iter().map(Into::into).collect(),
@@ -396,7 +468,7 @@ impl TryFrom<w::JobResult> for JobResult {
             Output::Batch(b) => Ok(JobOutput::Batch(
                 b.results
                     .into_iter()
-                    .map(TryInto::try_into)
+                    .map(answer_from)
                     .collect::<Result<_, _>>()?,
             )),
             Output::Subtrees(s) => Ok(JobOutput::Subtrees(
@@ -434,7 +506,10 @@ impl From<&Record> for w::Record {
             }),
             Err(e) => Outcome::Error(w::RecordError {
                 kind: Some(match e {
-                    RecordError::Parse(p) => Kind::Parse(p.to_string()),
+                    RecordError::Parse(b) => Kind::BadLine(w::BadLine {
+                        kind: bad_line_kind_wire(b.kind).into(),
+                        message: b.message.clone(),
+                    }),
                     RecordError::NotUtf8 => Kind::NotUtf8(true),
                     RecordError::Job(j) => Kind::Job(j.into()),
                 }),
@@ -448,12 +523,20 @@ impl From<&Record> for w::Record {
     }
 }
 
-/// A parse error is not sent structured: the receiver parses the record's text again,
-/// which gives the very same error (parsing is deterministic).
-fn reparse(id: u64, input: &str) -> Result<ParseError, DecodeError> {
-    match Position::parse(input) {
-        Err(e) => Ok(e),
-        Ok(_) => Err(DecodeError::ParseMismatch { id }),
+fn bad_line_kind_wire(k: BadLineKind) -> w::BadLineKind {
+    match k {
+        BadLineKind::Notation => w::BadLineKind::Notation,
+        BadLineKind::Facelets => w::BadLineKind::Facelets,
+        BadLineKind::Unsolvable => w::BadLineKind::Unsolvable,
+    }
+}
+
+fn bad_line_kind_from(field: &'static str, v: i32) -> Result<BadLineKind, DecodeError> {
+    match w::BadLineKind::try_from(v) {
+        Ok(w::BadLineKind::Notation) => Ok(BadLineKind::Notation),
+        Ok(w::BadLineKind::Facelets) => Ok(BadLineKind::Facelets),
+        Ok(w::BadLineKind::Unsolvable) => Ok(BadLineKind::Unsolvable),
+        _ => Err(DecodeError::UnknownEnum { field, value: v }),
     }
 }
 
@@ -477,7 +560,10 @@ impl TryFrom<w::Record> for Record {
             }),
             Outcome::Error(e) => Err(
                 match e.kind.ok_or(DecodeError::Missing("record.error.kind"))? {
-                    Kind::Parse(_) => RecordError::Parse(reparse(r.id, &r.input)?),
+                    Kind::BadLine(b) => RecordError::Parse(BadLine {
+                        kind: bad_line_kind_from("record.error.bad_line.kind", b.kind)?,
+                        message: b.message,
+                    }),
                     Kind::NotUtf8(_) => RecordError::NotUtf8,
                     Kind::Job(j) => RecordError::Job(j.try_into()?),
                 },

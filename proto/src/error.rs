@@ -1,9 +1,13 @@
 //! The cluster's errors and their one mapping to gRPC statuses.
 
 use crate::convert::DecodeError;
+use crate::settings::SettingsError;
 
 /// The wire protocol revision: a worker or client of another revision is refused.
-pub const PROTOCOL: u32 = 1;
+///
+/// 2: typed errors on the wire (settings, bad lines, table and internal failures) and a
+/// per-position error in batch results.
+pub const PROTOCOL: u32 = 2;
 
 /// The cubeswarm version every process reports (a worker of another version is refused).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -18,9 +22,9 @@ pub enum Error {
     /// A message from the peer is not a valid domain value.
     #[error("bad message: {0}")]
     Decode(#[from] DecodeError),
-    /// The peer broke the protocol (e.g. no Hello first, a second Open).
+    /// The peer broke the protocol.
     #[error("protocol violation: {0}")]
-    Protocol(String),
+    Violation(#[from] Violation),
     /// No or a wrong bearer token.
     #[error("missing or wrong token")]
     Unauthenticated,
@@ -44,12 +48,36 @@ pub enum Error {
         /// The reference checksum.
         ours: u64,
     },
-    /// The request names something the coordinator does not know.
+    /// A client's settings cannot be honoured.
     #[error("{0}")]
-    NotFound(String),
-    /// The request cannot be honoured (bad settings, a table no worker may ever hold).
-    #[error("{0}")]
-    Invalid(String),
+    Settings(#[from] SettingsError),
+    /// A client names a table the coordinator does not know.
+    #[error("unknown table {name:?} (known: {})", known.join(", "))]
+    UnknownTable {
+        /// The name asked.
+        name: String,
+        /// The tables known.
+        known: Vec<String>,
+    },
+    /// A worker asks for a table file the coordinator does not serve.
+    #[error("table file {file:?} is not served here (serving: {})", serving.join(", "))]
+    FileNotServed {
+        /// The file asked.
+        file: String,
+        /// The files served.
+        serving: Vec<String>,
+    },
+    /// A table file the coordinator serves cannot be read.
+    #[error("internal error: reading {path}: {reason}")]
+    FileUnreadable {
+        /// The file's path.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// The coordinator's checksum registry was poisoned by a panic.
+    #[error("internal error: checksum registry poisoned")]
+    RegistryPoisoned,
     /// No connected worker holds the table a request needs (and it may wait no longer).
     #[error("no connected worker holds table {table}; start a worker that holds it, or let the request wait for one (solve --wait-for-workers SECS)")]
     NoWorkerForTable {
@@ -59,25 +87,57 @@ pub enum Error {
     /// The coordinator is shutting down.
     #[error("the coordinator is shutting down")]
     ShuttingDown,
-    /// Something failed on the coordinator's side.
-    #[error("internal error: {0}")]
-    Internal(String),
+}
+
+/// How a peer broke the protocol ([`Error::Violation`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Violation {
+    /// A worker's first message is not Hello.
+    #[error("the first message must be Hello")]
+    NoHello,
+    /// A worker sent Hello again (or an empty message).
+    #[error("only the first message may be Hello")]
+    HelloTwice,
+    /// A worker's Hello says it has no threads.
+    #[error("hello says 0 threads")]
+    ZeroThreads,
+    /// A client's first message is not Open.
+    #[error("the first message must be Open")]
+    NoOpen,
+    /// A client sent something other than Lines or End after Open.
+    #[error("after Open only Lines and End may come")]
+    Unexpected,
+    /// A client's line ids do not increase.
+    #[error("line ids must increase: {id} after {after}")]
+    LineIdsNotIncreasing {
+        /// The id received.
+        id: u64,
+        /// The id before it.
+        after: u64,
+    },
+    /// A client's `proved_empty` does not fit a length.
+    #[error("line {line}: proved_empty is out of range")]
+    ProvedEmptyOutOfRange {
+        /// The line's id.
+        line: u64,
+    },
 }
 
 impl From<Error> for tonic::Status {
     fn from(e: Error) -> Self {
         let msg = e.to_string();
         match e {
-            Error::Decode(_) | Error::Protocol(_) | Error::Invalid(_) => {
-                tonic::Status::invalid_argument(msg)
-            }
+            Error::Decode(_)
+            | Error::Violation(_)
+            | Error::Settings(_)
+            | Error::UnknownTable { .. } => tonic::Status::invalid_argument(msg),
             Error::Unauthenticated => tonic::Status::unauthenticated(msg),
             Error::Version { .. }
             | Error::TableMismatch { .. }
             | Error::NoWorkerForTable { .. } => tonic::Status::failed_precondition(msg),
-            Error::NotFound(_) => tonic::Status::not_found(msg),
+            Error::FileNotServed { .. } => tonic::Status::not_found(msg),
             Error::ShuttingDown => tonic::Status::unavailable(msg),
-            Error::Internal(_) => tonic::Status::internal(msg),
+            Error::FileUnreadable { .. } | Error::RegistryPoisoned => tonic::Status::internal(msg),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Jobs, their results, and cancellation.
 
+pub use crate::method::Method;
+pub use crate::settings::{Settings, SettingsError};
 use tables::{Move, Position};
 
 /// A job's identity, unique within one coordinator's lifetime.
@@ -9,45 +11,6 @@ pub struct JobId(pub u64);
 impl std::fmt::Display for JobId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "job {}", self.0)
-    }
-}
-
-/// Which solver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Method {
-    /// Shortest solutions (H48 tables + IDA*), proved optimal.
-    Optimal,
-    /// Kociemba's two-phase algorithm: fast, at most `max_length` moves.
-    TwoPhase,
-}
-
-/// What is asked for each position (never how it runs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Settings {
-    /// Which solver.
-    pub method: Method,
-    /// Shortest length tried (optimal method).
-    pub min_length: u8,
-    /// Longest length accepted.
-    pub max_length: u8,
-    /// How many solutions: `Some(n)` = up to n, `None` = every optimal solution.
-    pub max_solutions: Option<u32>,
-    /// Budget of one position, in milliseconds of wall time from its start.
-    pub time_limit_ms: Option<u64>,
-    /// Budget of one position in phase-1 probes (two-phase method).
-    pub probe_limit: Option<u64>,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            method: Method::Optimal,
-            min_length: 0,
-            max_length: 20,
-            max_solutions: Some(1),
-            time_limit_ms: None,
-            probe_limit: None,
-        }
     }
 }
 
@@ -141,6 +104,24 @@ pub struct PositionResult {
     pub stop: Stop,
 }
 
+impl PositionResult {
+    /// A result with nothing found yet, stopped by `stop` (line and micros 0: the
+    /// executor, which knows them, sets them).
+    pub fn empty(stop: Stop) -> PositionResult {
+        PositionResult {
+            line: 0,
+            solutions: Vec::new(),
+            optimal: false,
+            lower_bound: 0,
+            depth_exhausted: None,
+            nodes: 0,
+            lookups: 0,
+            micros: 0,
+            stop,
+        }
+    }
+}
+
 /// What a subtree job found for one of its prefixes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SubtreeResult {
@@ -156,11 +137,32 @@ pub struct SubtreeResult {
     pub stop: Stop,
 }
 
+/// A batch position that could not be solved (its engine failed or panicked): the other
+/// positions of its job are solved and reported as usual.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionError {
+    /// The input line id.
+    pub line: u64,
+    /// What happened.
+    pub error: JobError,
+}
+
+/// One batch position's answer.
+pub type PositionAnswer = Result<PositionResult, PositionError>;
+
+/// The input line id of a batch position's answer.
+pub fn answer_line(a: &PositionAnswer) -> u64 {
+    match a {
+        Ok(r) => r.line,
+        Err(e) => e.line,
+    }
+}
+
 /// What a job produced.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JobOutput {
-    /// One result per batch position, in the job's order.
-    Batch(Vec<PositionResult>),
+    /// One answer per batch position, in the job's order.
+    Batch(Vec<PositionAnswer>),
     /// One result per prefix that was started; prefixes not listed were not searched.
     Subtrees(Vec<SubtreeResult>),
 }
@@ -183,16 +185,56 @@ pub enum JobError {
         method: Method,
     },
     /// The settings cannot be honoured.
-    #[error("invalid settings: {reason}")]
-    InvalidSettings {
-        /// What is wrong.
-        reason: String,
-    },
+    #[error("invalid settings: {0}")]
+    InvalidSettings(SettingsError),
     /// A solution failed verification: a bug, reported instead of returned.
     #[error("internal error: solution {moves} does not solve the position")]
     Verification {
         /// The faulty solution, in standard notation.
         moves: String,
+    },
+    /// A table file the engine reads could not be read (missing, permissions, I/O).
+    #[error("table file {path} cannot be read: {reason}")]
+    TableUnreadable {
+        /// The file (or, for a table missing altogether, its name).
+        path: String,
+        /// The operating system's or the reader's reason.
+        reason: String,
+    },
+    /// A table file holds something other than what it should (header, length, checksum,
+    /// contents).
+    #[error("table file {path} is damaged: {reason}")]
+    TableDamaged {
+        /// The file (or the table's name).
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The executor failed, not the job's input: a bug or the machine.
+    #[error("internal error: {0}")]
+    Internal(Internal),
+    /// The executor could not decode the job it was sent (a peer of another build).
+    #[error("the executor cannot decode the job: {reason}")]
+    Undecodable {
+        /// The decoder's message.
+        reason: String,
+    },
+}
+
+/// What failed inside an executor ([`JobError::Internal`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Internal {
+    /// The search panicked (a bug); the message is the panic's.
+    #[error("the search panicked: {message}")]
+    Panic {
+        /// The panic's message (or a note that it had none that is text).
+        message: String,
+    },
+    /// The executor's threads could not be started.
+    #[error("cannot start the executor's threads: {reason}")]
+    Threads {
+        /// The system's reason.
+        reason: String,
     },
 }
 

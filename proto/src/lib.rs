@@ -4,6 +4,9 @@
 //! - [`job`]: a [`Job`] (id, attempt, table, [`Work`]), the [`Settings`] of what is asked,
 //!   a [`JobResult`] per job with one result per position or per subtree and a [`Stop`]
 //!   reason, typed [`JobError`]s, and [`Cancel`].
+//! - [`method`]: the one [`Method`] (its names for the CLI, `FromStr`/`Display`).
+//! - [`settings`]: [`Settings`], their limits and their one validation
+//!   ([`Settings::validate`] → [`ValidSettings`], what the engines take).
 //! - [`record`]: a [`Record`], the final answer for one input line, as a client writes it.
 //! - [`wire`]: the generated `cubeswarm.v1` gRPC messages and services
 //!   (`cubeswarm/v1/cubeswarm.proto`, compiled with protox: no `protoc`).
@@ -21,14 +24,18 @@
 pub mod convert;
 pub mod error;
 pub mod job;
+pub mod method;
 pub mod record;
+pub mod settings;
 pub mod transport;
 pub mod wire;
 
 pub use convert::DecodeError;
-pub use error::{Error, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
+pub use error::{Error, Violation, MAX_MESSAGE_BYTES, PROTOCOL, VERSION};
 pub use job::{
-    BatchItem, Cancel, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult,
-    Settings, Stop, SubtreeResult, SubtreeWork, Work,
+    answer_line, BatchItem, Cancel, Internal, Job, JobError, JobId, JobOutput, JobResult,
+    PositionAnswer, PositionError, PositionResult, Stop, SubtreeResult, SubtreeWork, Work,
 };
-pub use record::{Record, RecordError, Solved};
+pub use method::{Method, UnknownMethod};
+pub use record::{BadLine, BadLineKind, Record, RecordError, Solved};
+pub use settings::{Settings, SettingsError, ValidSettings, DEFAULT_MAX_LENGTH, MAX_LENGTH};

@@ -38,13 +38,57 @@ pub struct Solved {
 pub enum RecordError {
     /// The line is not a position.
     #[error("{0}")]
-    Parse(ParseError),
+    Parse(BadLine),
     /// The line is not valid UTF-8.
     #[error("line is not valid UTF-8")]
     NotUtf8,
     /// A job of the position failed.
     #[error("{0}")]
     Job(JobError),
+}
+
+impl From<ParseError> for RecordError {
+    fn from(e: ParseError) -> Self {
+        RecordError::Parse(e.into())
+    }
+}
+
+/// Why a line is not a position, in the form that crosses the wire: which check refused
+/// it and the parser's complete message (a [`ParseError`]'s text, which names the token or
+/// sticker at fault). Made from the [`ParseError`] where the line is parsed, so a client
+/// never parses the line again to learn why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct BadLine {
+    /// Which check refused the line.
+    pub kind: BadLineKind,
+    /// The parser's message.
+    pub message: String,
+}
+
+/// Which check refused a line (the variants of [`ParseError`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BadLineKind {
+    /// A token of a scramble is not a move.
+    Notation,
+    /// A facelet string is malformed or describes an impossible cube.
+    Facelets,
+    /// The cube is not solvable.
+    Unsolvable,
+}
+
+impl From<ParseError> for BadLine {
+    fn from(e: ParseError) -> Self {
+        let kind = match &e {
+            ParseError::Notation(_) => BadLineKind::Notation,
+            ParseError::Facelets(_) => BadLineKind::Facelets,
+            ParseError::Unsolvable(_) => BadLineKind::Unsolvable,
+        };
+        BadLine {
+            kind,
+            message: e.to_string(),
+        }
+    }
 }
 
 impl Solved {

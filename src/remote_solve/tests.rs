@@ -44,7 +44,7 @@ fn record_for(l: &w::Line) -> w::Record {
         Err(RecordError::NotUtf8)
     } else {
         match Position::parse(&l.text) {
-            Err(e) => Err(RecordError::Parse(e)),
+            Err(e) => Err(RecordError::from(e)),
             Ok(_) => {
                 let moves = tables::parse_moves(&l.text).expect("test lines are scrambles");
                 let sol = tables::notation::invert_moves(&moves);

@@ -1,7 +1,7 @@
 //! An opened solver of either method, by the table name a job gives.
 
-use crate::{catalog, Error, H48Solver, Outcome, StopToken, TwoPhaseSolver};
-use proto::{Method, Settings};
+use crate::{catalog, Error, H48Solver, StopToken, TwoPhaseSolver};
+use proto::{Method, PositionResult, ValidSettings};
 use tables::Position;
 
 /// One opened solver: what a job's `table` names. Cheap to clone (the tables are shared).
@@ -32,13 +32,13 @@ impl Engine {
 
     /// Solves one position on the calling thread ([`H48Solver::solve`],
     /// [`TwoPhaseSolver::solve`]); `settings.method` is not read (the engine is the
-    /// method).
+    /// method). The result's `line` and `micros` are 0: the caller knows them.
     pub fn solve(
         &self,
         position: &Position,
-        settings: &Settings,
+        settings: &ValidSettings,
         stop: &StopToken,
-    ) -> Result<Outcome, Error> {
+    ) -> Result<PositionResult, Error> {
         match self {
             Engine::Optimal(s) => s.solve(position, settings, stop),
             Engine::TwoPhase(s) => s.solve(position, settings, stop),

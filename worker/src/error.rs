@@ -1,6 +1,6 @@
 //! The one error type of the engines.
 //!
-//! Only what stops an engine from working at all is an error: table files, options, and
+//! Only what stops an engine from working at all is an error: table files, settings, and
 //! (a bug) a solution that fails verification. How a search ended (time, probe budget,
 //! cancellation, nothing within the length asked) is a [`proto::Stop`] in its result.
 //!
@@ -45,9 +45,10 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// Options that cannot be honoured (for example `min_length > max_length`).
-    #[error("invalid options: {0}")]
-    InvalidOptions(&'static str),
+    /// Settings that cannot be honoured (a benchmark's; jobs validate theirs at the
+    /// boundary, see [`proto::Settings::validate`]).
+    #[error("invalid settings: {0}")]
+    Settings(#[from] proto::SettingsError),
     /// A solution failed verification: a bug, reported instead of returned.
     #[error("internal error: solution {moves} does not solve the position")]
     Verification {

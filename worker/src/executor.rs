@@ -7,15 +7,21 @@
 //! - [`Executor`]: one long-lived rayon pool for the process; each submitted job runs
 //!   [`run_job`] on one of its threads, can be cancelled by id, and hands its result
 //!   to a callback.
+//!
+//! A panic in a search is a bug, and it costs its own position only: it is caught around
+//! each position of a batch (that position's answer is [`JobError::Internal`], the others
+//! are solved) and around a subtree job (the job's result is that error), so every job
+//! sends exactly one result and no line waits for a lease that may not exist.
 
-use crate::h48::search::MAX_DEPTH;
+use crate::failpoint::PositionHook;
 use crate::h48::SearchOutcome;
 use crate::stop::deadline_after;
 use crate::{catalog, Engine, Error, H48Solver, StopToken, TableMemory};
 use proto::{
-    Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Stop, SubtreeResult,
-    SubtreeWork, Work,
+    Internal, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer, PositionError,
+    SettingsError, Stop, SubtreeResult, SubtreeWork, Work, MAX_LENGTH,
 };
+use std::any::Any;
 use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tables::format_moves;
+use tables::tablefile::TableFileError;
 
 /// Subtrees a subtree job interleaves on its thread (see
 /// [`H48Solver::search_lanes`]): two hide most of the table latency, three are no better.
@@ -69,17 +76,90 @@ fn micros_since(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The job error for an engine error. A solve only fails on its settings or on a
-/// verification failure; anything else would be a bug, reported as one.
+/// The job error for an engine error: each failure as what it is.
 fn job_error(e: Error) -> JobError {
     match e {
-        Error::InvalidOptions(reason) => JobError::InvalidSettings {
-            reason: reason.to_string(),
-        },
         Error::Verification { moves } => JobError::Verification { moves },
-        other => JobError::Verification {
-            moves: format!("(none: the engine failed: {other})"),
+        Error::Settings(s) => JobError::InvalidSettings(s),
+        Error::Table(TableFileError::Io { path, error }) => JobError::TableUnreadable {
+            path: path.display().to_string(),
+            reason: error.to_string(),
         },
+        Error::Table(other) => {
+            // Every other table file error is "<path>: <what is wrong>".
+            let text = other.to_string();
+            let (path, reason) = text.split_once(": ").unwrap_or(("", &text));
+            JobError::TableDamaged {
+                path: path.to_string(),
+                reason: reason.to_string(),
+            }
+        }
+        Error::TableNotFound { name, dir } => JobError::TableUnreadable {
+            path: dir.join(name).display().to_string(),
+            reason: "not found".to_string(),
+        },
+        Error::Io { path, error } => JobError::TableUnreadable {
+            path: path.display().to_string(),
+            reason: error.to_string(),
+        },
+        Error::BadTable { name, reason } => JobError::TableDamaged { path: name, reason },
+        Error::UnknownTable(name) => JobError::MissingTable { name },
+        Error::NotEnoughMemory {
+            name,
+            needed,
+            available,
+        } => JobError::TableUnreadable {
+            path: name,
+            reason: format!("needs about {needed} bytes of memory, only {available} available"),
+        },
+        Error::Threads(e) => JobError::Internal(Internal::Threads {
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// The error of a caught panic, with its message when it has one.
+fn panic_error(payload: &(dyn Any + Send)) -> JobError {
+    let message = if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic without a text message)".to_string()
+    };
+    JobError::Internal(Internal::Panic { message })
+}
+
+/// How an [`Executor`] (or [`run_job_with`]) runs jobs, beyond the jobs themselves.
+#[derive(Clone, Default)]
+pub struct ExecutorOptions {
+    /// Called with each position before it is searched (each batch position, each
+    /// subtree job's position): the fault-injection seam of the tests (see
+    /// [`crate::failpoint`]). `None` in production.
+    pub before_position: Option<PositionHook>,
+}
+
+impl ExecutorOptions {
+    /// The options the environment asks for: the test seam of
+    /// [`crate::failpoint::FAILPOINT_ENV`] when it is set.
+    pub fn from_env() -> Result<ExecutorOptions, crate::failpoint::FailpointError> {
+        Ok(ExecutorOptions {
+            before_position: crate::failpoint::from_env()?,
+        })
+    }
+
+    fn before(&self, position: &tables::Position) {
+        if let Some(hook) = &self.before_position {
+            hook(position);
+        }
+    }
+}
+
+impl std::fmt::Debug for ExecutorOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExecutorOptions")
+            .field("before_position", &self.before_position.is_some())
+            .finish()
     }
 }
 
@@ -97,11 +177,14 @@ fn job_error(e: Error) -> JobError {
 ///   its stop then [`Stop::Completed`]) or the job's budget (`time_limit_ms` from its
 ///   start) runs out. One [`SubtreeResult`] per prefix started, in prefix order.
 ///
-/// Errors: [`JobError::MissingTable`] when `engines` lacks the table,
+/// Errors of the whole job: [`JobError::MissingTable`] when `engines` lacks the table,
 /// [`JobError::WrongTable`] when the table's method is not the one asked (a subtree job
-/// needs an H48 table), [`JobError::InvalidSettings`], and [`JobError::Verification`]
-/// (a bug) when a solution does not solve its position. Every solution returned is
-/// verified against the position.
+/// needs an H48 table), [`JobError::InvalidSettings`] (the settings are validated here,
+/// once, by [`proto::Settings::validate`]); for a subtree job also the errors below.
+/// Errors of one batch position (the others are still solved): [`JobError::Verification`]
+/// (a bug) when a solution does not solve its position, [`JobError::TableUnreadable`],
+/// [`JobError::TableDamaged`], and [`JobError::Internal`] for a panic. Every solution
+/// returned is verified against the position.
 pub fn run_job(engines: &Engines, job: &Job, stop: &StopToken) -> JobResult {
     run_job_counted(engines, job, stop, &AtomicU64::new(0))
 }
@@ -114,8 +197,19 @@ pub fn run_job_counted(
     stop: &StopToken,
     nodes: &AtomicU64,
 ) -> JobResult {
+    run_job_with(engines, job, stop, nodes, &ExecutorOptions::default())
+}
+
+/// [`run_job_counted`] with `options` (the test seam).
+pub fn run_job_with(
+    engines: &Engines,
+    job: &Job,
+    stop: &StopToken,
+    nodes: &AtomicU64,
+    options: &ExecutorOptions,
+) -> JobResult {
     let start = Instant::now();
-    let output = run_work(engines, job, stop, start, nodes);
+    let output = run_work(engines, job, stop, start, nodes, options);
     JobResult {
         id: job.id,
         attempt: job.attempt,
@@ -130,6 +224,7 @@ fn run_work(
     stop: &StopToken,
     start: Instant,
     nodes: &AtomicU64,
+    options: &ExecutorOptions,
 ) -> Result<JobOutput, JobError> {
     let engine = engines
         .get(&job.table)
@@ -145,25 +240,47 @@ fn run_work(
             if engine.method() != settings.method {
                 return Err(wrong(settings.method));
             }
-            let mut results: Vec<PositionResult> = Vec::with_capacity(items.len());
+            let settings = settings
+                .clone()
+                .validate()
+                .map_err(JobError::InvalidSettings)?;
+            let mut results: Vec<PositionAnswer> = Vec::with_capacity(items.len());
             for item in items {
                 if stop.is_cancelled() {
                     break;
                 }
                 let t = Instant::now();
                 let item_stop = stop.with_deadline(deadline_after(t, settings.time_limit_ms));
-                let out = engine
-                    .solve(&item.position, settings, &item_stop)
-                    .map_err(job_error)?;
-                nodes.fetch_add(out.nodes, Ordering::Relaxed);
-                results.push(out.into_result(item.line, micros_since(t)));
+                let solved = catch_unwind(AssertUnwindSafe(|| {
+                    options.before(&item.position);
+                    engine.solve(&item.position, &settings, &item_stop)
+                }));
+                let answer = match solved {
+                    Ok(Ok(mut r)) => {
+                        nodes.fetch_add(r.nodes, Ordering::Relaxed);
+                        r.line = item.line;
+                        r.micros = micros_since(t);
+                        Ok(r)
+                    }
+                    Ok(Err(e)) => Err(job_error(e)),
+                    Err(payload) => Err(panic_error(payload.as_ref())),
+                };
+                results.push(answer.map_err(|error| PositionError {
+                    line: item.line,
+                    error,
+                }));
             }
             Ok(JobOutput::Batch(results))
         }
         Work::Subtrees(work) => match engine {
             Engine::Optimal(solver) => {
                 let stop = stop.with_deadline(deadline_after(start, work.time_limit_ms));
-                run_subtrees(solver, work, &stop, nodes).map(JobOutput::Subtrees)
+                catch_unwind(AssertUnwindSafe(|| {
+                    options.before(&work.position);
+                    run_subtrees(solver, work, &stop, nodes)
+                }))
+                .unwrap_or_else(|payload| Err(panic_error(payload.as_ref())))
+                .map(JobOutput::Subtrees)
             }
             Engine::TwoPhase(_) => Err(wrong(Method::Optimal)),
         },
@@ -177,17 +294,15 @@ fn run_subtrees(
     stop: &StopToken,
     nodes: &AtomicU64,
 ) -> Result<Vec<SubtreeResult>, JobError> {
-    if usize::from(work.depth) > MAX_DEPTH {
-        return Err(JobError::InvalidSettings {
-            reason: "depth is larger than 30".to_string(),
-        });
+    // A subtree job is not made from settings by its receiver: its two limits are
+    // checked here, against the same constants and errors as settings.
+    if work.depth > MAX_LENGTH {
+        return Err(JobError::InvalidSettings(SettingsError::MaxLength {
+            value: work.depth,
+        }));
     }
     let want = match work.max_solutions {
-        Some(0) => {
-            return Err(JobError::InvalidSettings {
-                reason: "max_solutions is 0".to_string(),
-            })
-        }
+        Some(0) => return Err(JobError::InvalidSettings(SettingsError::NoSolutions)),
         Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
         None => usize::MAX,
     };
@@ -293,6 +408,8 @@ pub struct Executor {
     on_result: ResultSink,
     /// The tokens of the jobs submitted and not finished, for [`Executor::cancel`].
     pending: Arc<PendingMap>,
+    /// How jobs run (the test seam).
+    options: Arc<ExecutorOptions>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -313,6 +430,16 @@ impl Executor {
         engines: Arc<Engines>,
         on_result: ResultSink,
     ) -> Result<Executor, Error> {
+        Executor::with_options(threads, engines, on_result, ExecutorOptions::default())
+    }
+
+    /// [`Executor::new`] with `options`.
+    pub fn with_options(
+        threads: usize,
+        engines: Arc<Engines>,
+        on_result: ResultSink,
+        options: ExecutorOptions,
+    ) -> Result<Executor, Error> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("cubeswarm-job-{i}"))
@@ -323,6 +450,7 @@ impl Executor {
             engines,
             on_result,
             pending: Arc::new(Mutex::new(HashMap::new())),
+            options: Arc::new(options),
         })
     }
 
@@ -356,12 +484,21 @@ impl Executor {
         let engines = Arc::clone(&self.engines);
         let on_result = Arc::clone(&self.on_result);
         let pending = Arc::clone(&self.pending);
+        let options = Arc::clone(&self.options);
         self.pool.spawn(move || {
-            // A panic is a bug; it must not take the pool down with it (rayon would abort).
-            // The job then sends no result, and its lease runs out on the coordinator.
+            // Searches catch their own panics (see the module doc); this one is the last
+            // net, so that no panic takes the pool down (rayon would abort) and every job
+            // still sends one result.
+            let start = Instant::now();
             let result = catch_unwind(AssertUnwindSafe(|| {
-                run_job_counted(&engines, &job, &token, &nodes)
-            }));
+                run_job_with(&engines, &job, &token, &nodes, &options)
+            }))
+            .unwrap_or_else(|payload| JobResult {
+                id: job.id,
+                attempt: job.attempt,
+                micros: micros_since(start),
+                output: Err(panic_error(payload.as_ref())),
+            });
             {
                 let mut map = lock(&pending);
                 if let Some(tokens) = map.get_mut(&job.id) {
@@ -371,9 +508,7 @@ impl Executor {
                     }
                 }
             }
-            if let Ok(result) = result {
-                let _ = catch_unwind(AssertUnwindSafe(|| on_result(result)));
-            }
+            let _ = catch_unwind(AssertUnwindSafe(|| on_result(result)));
         });
     }
 

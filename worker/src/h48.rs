@@ -29,10 +29,10 @@ pub use self::tables::{build_table, table_info, TableInfo, TableKind};
 use self::cocsep::Cocsep;
 use self::coords::Coords;
 use self::search::{Found, K2WithH0, Pruner};
-use crate::{Error, Outcome, StopToken, TableMemory};
+use crate::{Error, StopToken, TableMemory};
 use ::tables::packed::{Packed2, Packed4};
 use ::tables::{Cube, Move, Position};
-use proto::{Settings, Stop};
+use proto::{PositionResult, Stop, ValidSettings};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -220,16 +220,15 @@ impl H48Solver {
     ///
     /// `depth_exhausted` is the longest length proved to have no solution, counting from
     /// the first length tried (lengths below the lower bound are proved by the bound
-    /// itself); `optimal` holds when `min_length` is at most the lower bound. Errors:
-    /// [`Error::InvalidOptions`] for `min_length > max_length`, `max_length > 30` or
-    /// `max_solutions == Some(0)`; [`Error::Verification`] (a bug) if a solution failed
-    /// verification.
+    /// itself); `optimal` holds when `min_length` is at most the lower bound. The settings
+    /// were validated ([`proto::Settings::validate`]). Errors: [`Error::Verification`] (a
+    /// bug) if a solution failed verification.
     pub fn solve(
         &self,
         position: &Position,
-        settings: &Settings,
+        settings: &ValidSettings,
         stop: &StopToken,
-    ) -> Result<Outcome, Error> {
+    ) -> Result<PositionResult, Error> {
         solve::solve(self, position, settings, stop)
     }
 

@@ -7,9 +7,13 @@
 //! - [`catalog`]: every solver table a job can name (`twophase`, `h48h0k4`, `h48hNk2`),
 //!   its files, sizes and method, and how to build and open it as an [`Engine`].
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
-//! - [`Outcome`] (`outcome`): what one solve of one position found, the same for both
-//!   engines ([`H48Solver::solve`], [`TwoPhaseSolver::solve`]).
-//! - [`Error`] (`error`): the one error type (tables, options, verification).
+//! - [`failpoint`]: the test seam that makes the executor panic on one position
+//!   (`CUBESWARM_FAILPOINT`).
+//! - [`Error`] (`error`): the one error type (tables, verification).
+//!
+//! Both engines answer one position with a [`proto::PositionResult`] (its `line` and
+//! `micros` set by the executor) and take [`proto::ValidSettings`]: settings are checked
+//! once, at the boundary, by [`proto::Settings::validate`].
 //! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the one entry point of both engines) and
 //!   [`Executor`] (one long-lived rayon pool running submitted jobs, cancellable by id).
@@ -22,17 +26,18 @@ pub mod catalog;
 mod engine;
 mod error;
 pub mod executor;
+pub mod failpoint;
 pub mod h48;
-mod outcome;
 pub mod remote;
 mod stop;
 pub mod twophase;
 
 pub use engine::Engine;
 pub use error::Error;
-pub use executor::{run_job, run_job_counted, Engines, Executor, ResultSink};
+pub use executor::{
+    run_job, run_job_counted, run_job_with, Engines, Executor, ExecutorOptions, ResultSink,
+};
 pub use h48::H48Solver;
-pub use outcome::Outcome;
 pub use stop::StopToken;
 pub use twophase::TwoPhaseSolver;
 

@@ -32,19 +32,15 @@ pub mod tables;
 
 pub use tables::{TableMemory, TwoPhaseTables};
 
-use crate::{Error, Outcome, StopToken};
+use crate::{Error, StopToken};
 use ::tables::{format_moves, Position};
-use proto::Settings;
 pub(crate) use proto::Stop;
+use proto::{PositionResult, ValidSettings};
 use std::path::Path;
 use std::sync::Arc;
 
 /// Scrambles whose optimal length is at most this get a proved-optimal solution.
 pub const SHORT_OPTIMAL_DEPTH: u8 = 7;
-
-/// Longest `max_length` accepted (no position needs more than 20; two-phase solutions of
-/// more than 30 moves are never useful).
-pub const MAX_LENGTH_LIMIT: u8 = 30;
 
 /// What one solve asks of the search (the checked settings).
 #[derive(Clone, Copy, Debug)]
@@ -102,38 +98,21 @@ impl TwoPhaseSolver {
     /// counts phase-1 probes; `lower_bound` is proved by the short-scramble search, and
     /// `optimal` says whether the first solution reaches it.
     ///
-    /// Errors: [`Error::InvalidOptions`] for a `max_length` above 30 or a `max_solutions`
-    /// of 0 or `None` (two-phase cannot list every solution); [`Error::Verification`] (a
-    /// bug) if a solution failed verification.
+    /// The settings were validated ([`proto::Settings::validate`]: `max_length` at most
+    /// 30, a solution count of at least 1). Errors: [`Error::Verification`] (a bug) if a
+    /// solution failed verification.
     pub fn solve(
         &self,
         position: &Position,
-        settings: &Settings,
+        settings: &ValidSettings,
         stop: &StopToken,
-    ) -> Result<Outcome, Error> {
-        let goal = check_settings(settings)?;
+    ) -> Result<PositionResult, Error> {
+        let goal = Goal {
+            max_length: settings.max_length,
+            max_solutions: settings.solution_count(),
+        };
         solve(&self.tables, position, goal, settings.probe_limit, stop)
     }
-}
-
-/// Checks the settings the two-phase method reads.
-fn check_settings(settings: &Settings) -> Result<Goal, Error> {
-    if settings.max_length > MAX_LENGTH_LIMIT {
-        return Err(Error::InvalidOptions("max_length is larger than 30"));
-    }
-    let max_solutions = match settings.max_solutions {
-        Some(0) => return Err(Error::InvalidOptions("max_solutions is 0")),
-        Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
-        None => {
-            return Err(Error::InvalidOptions(
-                "the two-phase method needs a solution count, not every solution",
-            ))
-        }
-    };
-    Ok(Goal {
-        max_length: settings.max_length,
-        max_solutions,
-    })
 }
 
 fn solve(
@@ -142,9 +121,9 @@ fn solve(
     goal: Goal,
     probe_limit: Option<u64>,
     stop: &StopToken,
-) -> Result<Outcome, Error> {
+) -> Result<PositionResult, Error> {
     let cube = position.cube();
-    let mut out = Outcome::empty(Stop::Exhausted);
+    let mut out = PositionResult::empty(Stop::Exhausted);
     if cube.is_solved() {
         out.solutions.push(Vec::new());
         out.optimal = true;

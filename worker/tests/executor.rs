@@ -7,17 +7,21 @@
 mod h48_common;
 
 use proto::{
-    BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop,
-    SubtreeResult, SubtreeWork, Work,
+    BatchItem, Internal, Job, JobError, JobId, JobOutput, JobResult, Method, PositionError,
+    PositionResult, Settings, SettingsError, Stop, SubtreeResult, SubtreeWork, Work,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tables::canonical::sequences;
 use tables::{parse_moves, Cube, Move, Position, SplitMix64};
-use worker::{catalog, run_job, Engines, Error, Executor, StopToken, TableMemory};
+use worker::{
+    catalog, run_job, run_job_with, Engines, Error, Executor, ExecutorOptions, StopToken,
+    TableMemory,
+};
 
 const SUPERFLIP: &str = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2";
 
@@ -104,7 +108,10 @@ fn run(job: &Job) -> JobResult {
 
 fn batch_output(r: JobResult) -> Vec<PositionResult> {
     match r.output {
-        Ok(JobOutput::Batch(v)) => v,
+        Ok(JobOutput::Batch(v)) => v
+            .into_iter()
+            .map(|a| a.unwrap_or_else(|e| panic!("position failed: {e:?}")))
+            .collect(),
         other => panic!("expected a batch output, got {other:?}"),
     }
 }
@@ -183,7 +190,10 @@ fn executor_invalid_settings_are_a_job_error() {
     };
     assert!(matches!(
         run(&batch(1, "h48h0k4", bad, &[p])).output,
-        Err(JobError::InvalidSettings { .. })
+        Err(JobError::InvalidSettings(SettingsError::MinAboveMax {
+            min: 5,
+            max: 4
+        }))
     ));
     let all = Settings {
         max_solutions: None,
@@ -191,11 +201,15 @@ fn executor_invalid_settings_are_a_job_error() {
     };
     assert!(matches!(
         run(&batch(1, "twophase", all, &[p])).output,
-        Err(JobError::InvalidSettings { .. })
+        Err(JobError::InvalidSettings(
+            SettingsError::EverySolutionTwoPhase
+        ))
     ));
     assert!(matches!(
         run(&subtrees(1, subtree_work(p, 31, sequences(1)))).output,
-        Err(JobError::InvalidSettings { .. })
+        Err(JobError::InvalidSettings(SettingsError::MaxLength {
+            value: 31
+        }))
     ));
     let none = SubtreeWork {
         max_solutions: Some(0),
@@ -203,7 +217,7 @@ fn executor_invalid_settings_are_a_job_error() {
     };
     assert!(matches!(
         run(&subtrees(1, none)).output,
-        Err(JobError::InvalidSettings { .. })
+        Err(JobError::InvalidSettings(SettingsError::NoSolutions))
     ));
 }
 
@@ -259,7 +273,11 @@ fn executor_subtree_jobs_split_a_depth_without_losing_anything() {
     let p = Position::new(c).unwrap();
     let solver = h48_common::h0k4();
     let d = solver
-        .solve(&p, &Settings::default(), &StopToken::new())
+        .solve(
+            &p,
+            &Settings::default().validate().unwrap(),
+            &StopToken::new(),
+        )
         .unwrap()
         .solutions[0]
         .len() as u8;
@@ -465,4 +483,127 @@ fn executor_counts_a_running_jobs_nodes_as_its_subtrees_finish() {
         None,
         "a finished job is forgotten"
     );
+}
+
+/// Options whose seam panics on `target`.
+fn panicking_on(target: Position) -> ExecutorOptions {
+    ExecutorOptions {
+        before_position: Some(worker::failpoint::panic_on(target)),
+    }
+}
+
+fn is_panic(e: &JobError) -> bool {
+    matches!(e, JobError::Internal(Internal::Panic { message }) if message.contains("failpoint"))
+}
+
+#[test]
+fn executor_a_panicking_position_costs_that_position_only() {
+    let ps = [position("R U"), position("F2 D"), position("L B'")];
+    let job = batch(1, "twophase", two_phase(20), &ps);
+    let Work::Batch { items, .. } = &job.work else {
+        panic!("a batch job")
+    };
+    let lines: Vec<u64> = items.iter().map(|i| i.line).collect();
+    let r = run_job_with(
+        &engines(),
+        &job,
+        &StopToken::new(),
+        &AtomicU64::new(0),
+        &panicking_on(ps[1]),
+    );
+    let Ok(JobOutput::Batch(answers)) = r.output else {
+        panic!("expected a batch output, got {:?}", r.output)
+    };
+    assert_eq!(answers.len(), 3);
+    match &answers[1] {
+        Err(PositionError { line, error }) => {
+            assert_eq!(*line, lines[1]);
+            assert!(is_panic(error), "{error:?}");
+            assert!(error
+                .to_string()
+                .starts_with("internal error: the search panicked"));
+        }
+        other => panic!("expected the panic of line 2, got {other:?}"),
+    }
+    for (i, a) in [(0, &answers[0]), (2, &answers[2])] {
+        let r = a.as_ref().expect("the other positions are solved");
+        assert_eq!(r.line, lines[i]);
+        assert!(ps[i].is_solved_by(&r.solutions[0]));
+    }
+}
+
+#[test]
+fn executor_a_panicking_subtree_job_is_an_internal_error() {
+    let p = position("R U R' U'");
+    let job = subtrees(1, subtree_work(p, 4, sequences(1)));
+    let r = run_job_with(
+        &engines(),
+        &job,
+        &StopToken::new(),
+        &AtomicU64::new(0),
+        &panicking_on(p),
+    );
+    assert!(matches!(&r.output, Err(e) if is_panic(e)), "{:?}", r.output);
+}
+
+/// The pool sends a result for a job that panics (no lease is needed to finish its
+/// lines), and keeps working afterwards.
+#[test]
+fn executor_pool_reports_a_panicking_job_and_goes_on() {
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let sink = Arc::new(move |r: JobResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(r);
+        }
+    });
+    let bad = position("R U R' U'");
+    let ex = Executor::with_options(1, engines(), sink, panicking_on(bad)).unwrap();
+    ex.submit(subtrees(1, subtree_work(bad, 4, sequences(1))));
+    ex.submit(batch(2, "twophase", two_phase(20), &[position("R2")]));
+    let mut got: Vec<JobResult> = (0..2).map(|_| rx.recv_timeout(WAIT).unwrap()).collect();
+    got.sort_by_key(|r| r.id);
+    assert!(matches!(&got[0].output, Err(e) if is_panic(e)));
+    assert_eq!(batch_output(got[1].clone())[0].solutions.len(), 1);
+    assert_eq!(ex.pending(), 0);
+}
+
+#[test]
+fn executor_job_errors_say_what_happened_once() {
+    let cases = [
+        (
+            JobError::TableUnreadable {
+                path: "/t/h48h0k4".into(),
+                reason: "permission denied".into(),
+            },
+            "table file /t/h48h0k4 cannot be read: permission denied",
+        ),
+        (
+            JobError::TableDamaged {
+                path: "/t/cocsep".into(),
+                reason: "truncated".into(),
+            },
+            "table file /t/cocsep is damaged: truncated",
+        ),
+        (
+            JobError::Internal(Internal::Threads {
+                reason: "no memory".into(),
+            }),
+            "internal error: cannot start the executor's threads: no memory",
+        ),
+        (
+            JobError::Undecodable {
+                reason: "job.work is missing".into(),
+            },
+            "the executor cannot decode the job: job.work is missing",
+        ),
+        (
+            JobError::InvalidSettings(SettingsError::NoSolutions),
+            "invalid settings: max_solutions must be at least 1",
+        ),
+    ];
+    for (e, text) in cases {
+        assert_eq!(e.to_string(), text);
+        assert!(std::error::Error::source(&e).is_none());
+    }
 }

@@ -6,13 +6,14 @@
 
 mod h48_common;
 
+use proto::PositionResult as Outcome;
 use proto::{Job, JobId, JobOutput, JobResult, Settings, Stop, SubtreeWork, Work};
 use std::collections::BTreeSet;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use tables::{parse_moves, Cube, CubieError, Move, Position, SplitMix64};
 use worker::h48::search::is_canonical;
-use worker::{Engine, Engines, Error, Executor, H48Solver, Outcome, StopToken};
+use worker::{Engine, Engines, Error, Executor, H48Solver, StopToken};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
@@ -29,9 +30,11 @@ fn assert_solves(c: &Cube, sols: &[Vec<Move>]) {
     }
 }
 
-/// `c` solved as `settings` ask, on this thread, never stopped.
+/// `c` solved as `settings` ask (validated first, as every caller does), on this thread,
+/// never stopped.
 fn solve(solver: &H48Solver, c: &Cube, settings: &Settings) -> Result<Outcome, Error> {
-    solver.solve(&pos(c), settings, &StopToken::new())
+    let settings = settings.clone().validate()?;
+    solver.solve(&pos(c), &settings, &StopToken::new())
 }
 
 /// The first optimal solution of `c`, on this thread.
@@ -372,7 +375,9 @@ fn h48_time_limit_stops_cleanly_and_says_how_far_it_got() {
     let solver = h48_common::h0k4();
     let c = cube("U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2");
     let stop = StopToken::new().with_deadline(Some(Instant::now() + Duration::from_millis(300)));
-    let r = solver.solve(&pos(&c), &Settings::default(), &stop).unwrap();
+    let r = solver
+        .solve(&pos(&c), &Settings::default().validate().unwrap(), &stop)
+        .unwrap();
     assert_eq!(r.stop, Stop::TimeLimit);
     assert!(!r.optimal && r.solutions.is_empty());
     assert_eq!(r.lower_bound, solver.lower_bound(&c));
@@ -382,7 +387,7 @@ fn h48_time_limit_stops_cleanly_and_says_how_far_it_got() {
     let cancel = StopToken::new();
     cancel.cancel();
     let r = solver
-        .solve(&pos(&c), &Settings::default(), &cancel)
+        .solve(&pos(&c), &Settings::default().validate().unwrap(), &cancel)
         .unwrap();
     assert!(r.solutions.is_empty() && !r.optimal);
     assert_eq!(r.stop, Stop::Cancelled);
@@ -459,10 +464,7 @@ fn h48_settings_control_count_and_lengths() {
             ..Default::default()
         },
     ] {
-        assert!(matches!(
-            solve(solver, &c, &bad),
-            Err(Error::InvalidOptions(_))
-        ));
+        assert!(matches!(solve(solver, &c, &bad), Err(Error::Settings(_))));
     }
 }
 

@@ -545,7 +545,7 @@ async fn a_session_says_hello_runs_cancels_and_reconnects() {
     };
     assert!(Position::parse(scramble)
         .unwrap()
-        .is_solved_by(&items[0].solutions[0]));
+        .is_solved_by(&items[0].as_ref().unwrap().solutions[0]));
 
     // A long job shows up in heartbeats; Cancel stops it, and its result says so.
     c.send(coordinator_message::Msg::Job(batch_job(
@@ -562,7 +562,7 @@ async fn a_session_says_hello_runs_cancels_and_reconnects() {
     let Ok(JobOutput::Batch(items)) = r.output else {
         panic!("{r:?}")
     };
-    assert_eq!(items[0].stop, Stop::Cancelled);
+    assert_eq!(items[0].as_ref().unwrap().stop, Stop::Cancelled);
 
     // A job the worker cannot decode is answered, not left to its lease.
     c.send(coordinator_message::Msg::Job(wire::Job {
@@ -575,7 +575,7 @@ async fn a_session_says_hello_runs_cancels_and_reconnects() {
     let (r, _) = c.result_of(3).await;
     assert_eq!(r.attempt, 2);
     assert!(
-        matches!(r.output, Err(JobError::InvalidSettings { .. })),
+        matches!(r.output, Err(JobError::Undecodable { .. })),
         "{r:?}"
     );
     assert!(h.health.is_connected());
@@ -659,7 +659,7 @@ async fn shutdown_drains_then_hands_back_what_outlives_the_grace_period() {
                 let Ok(JobOutput::Batch(items)) = r.output else {
                     panic!("{r:?}")
                 };
-                assert_eq!(items[0].stop, Stop::Cancelled);
+                assert_eq!(items[0].as_ref().unwrap().stop, Stop::Cancelled);
                 order.push("result");
             }
             _ => {}

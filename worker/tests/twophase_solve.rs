@@ -5,13 +5,14 @@
 /// Every test lives in `twophase` so that `cargo test -p cubeswarm-worker twophase` runs them.
 mod twophase {
     use proptest::prelude::*;
+    use proto::PositionResult as Outcome;
     use proto::{Method, Settings, Stop};
     use std::path::Path;
     use std::sync::OnceLock;
     use std::time::{Duration, Instant};
     use tables::{parse_moves, Cube, Move, Position, SplitMix64};
     use worker::twophase::bench::{self, BenchOptions};
-    use worker::{Error, Outcome, StopToken, TwoPhaseSolver};
+    use worker::{Error, StopToken, TwoPhaseSolver};
 
     fn solver() -> &'static TwoPhaseSolver {
         static T: OnceLock<TwoPhaseSolver> = OnceLock::new();
@@ -29,9 +30,11 @@ mod twophase {
         }
     }
 
-    /// `cube` solved as `settings` ask, with `stop`.
+    /// `cube` solved as `settings` ask (validated first, as every caller does), with
+    /// `stop`.
     fn solve_with(cube: &Cube, settings: &Settings, stop: &StopToken) -> Result<Outcome, Error> {
-        solver().solve(&Position::new(*cube).unwrap(), settings, stop)
+        let settings = settings.clone().validate()?;
+        solver().solve(&Position::new(*cube).unwrap(), &settings, stop)
     }
 
     /// `cube` solved as `settings` ask, never stopped.
@@ -188,7 +191,7 @@ mod twophase {
             },
             opts(31),
         ] {
-            assert!(matches!(solve(&cube, &bad), Err(Error::InvalidOptions(_))));
+            assert!(matches!(solve(&cube, &bad), Err(Error::Settings(_))));
         }
     }
 

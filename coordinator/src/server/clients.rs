@@ -8,7 +8,7 @@ use crate::driver::{
 };
 use crate::input::InputLine;
 use proto::wire::{self as w, clients_server, solve_response::Msg as ToClient};
-use proto::{Error, Record, RecordError, Settings};
+use proto::{Error, Record, RecordError, Settings, Violation};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot, Semaphore};
@@ -101,22 +101,6 @@ impl RequestSink for ClientSink {
 
 pub(super) struct ClientsSvc(pub(super) Arc<Shared>);
 
-/// Refuses settings no engine would accept, before any work starts.
-fn check_settings(s: &Settings) -> Result<(), Error> {
-    if s.max_length > 30 {
-        return Err(Error::Invalid("max_length must be at most 30".into()));
-    }
-    if s.min_length > s.max_length && s.method == proto::Method::Optimal {
-        return Err(Error::Invalid(
-            "min_length is larger than max_length".into(),
-        ));
-    }
-    if s.max_solutions == Some(0) {
-        return Err(Error::Invalid("max_solutions must be at least 1".into()));
-    }
-    Ok(())
-}
-
 #[tonic::async_trait]
 impl clients_server::Clients for ClientsSvc {
     type SolveStream = BoxStream<w::SolveResponse>;
@@ -131,7 +115,7 @@ impl clients_server::Clients for ClientsSvc {
             Some(Msg::Open(o)) => o,
             _ => {
                 self.0.metrics.client_refused();
-                return Err(Error::Protocol("the first message must be Open".into()).into());
+                return Err(Error::from(Violation::NoOpen).into());
             }
         };
         let settings: Settings = match open
@@ -139,7 +123,7 @@ impl clients_server::Clients for ClientsSvc {
             .ok_or(proto::DecodeError::Missing("open.settings"))
             .and_then(Settings::try_from)
             .map_err(Error::from)
-            .and_then(|s| check_settings(&s).map(|()| s))
+            .and_then(|s| Ok(s.validate()?.into_inner()))
         {
             Ok(s) => s,
             Err(e) => {
@@ -149,11 +133,10 @@ impl clients_server::Clients for ClientsSvc {
         };
         if !self.0.known_tables.contains(&open.table) {
             self.0.metrics.client_refused();
-            return Err(Error::Invalid(format!(
-                "unknown table {:?} (known: {})",
-                open.table,
-                self.0.known_tables.join(", ")
-            ))
+            return Err(Error::UnknownTable {
+                name: open.table,
+                known: self.0.known_tables.clone(),
+            }
             .into());
         }
         let key = ClientKey(self.0.next_client.fetch_add(1, Ordering::Relaxed));
@@ -199,10 +182,7 @@ impl clients_server::Clients for ClientsSvc {
                         break;
                     }
                     Ok(Some(_)) => {
-                        let _ = out.send(Err(Error::Protocol(
-                            "after Open only Lines and End may come".into(),
-                        )
-                        .into()));
+                        let _ = out.send(Err(Error::from(Violation::Unexpected).into()));
                         break;
                     }
                     Ok(None) | Err(_) => break,
@@ -210,7 +190,7 @@ impl clients_server::Clients for ClientsSvc {
                 if let Err(reason) =
                     post_lines(&shared, key, lines, &mut last_id, &window, &out).await
                 {
-                    let _ = out.send(Err(Error::Protocol(reason).into()));
+                    let _ = out.send(Err(Error::from(reason).into()));
                     break;
                 }
                 if out.is_closed() {
@@ -246,16 +226,19 @@ async fn post_lines(
     last_id: &mut u64,
     window: &Semaphore,
     out: &ClientTx,
-) -> Result<(), String> {
+) -> Result<(), Violation> {
     for l in lines {
         if l.id <= *last_id {
-            return Err(format!("line ids must increase: {} after {last_id}", l.id));
+            return Err(Violation::LineIdsNotIncreasing {
+                id: l.id,
+                after: *last_id,
+            });
         }
         *last_id = l.id;
         let proved_empty = match l.proved_empty.map(u8::try_from) {
             None => None,
             Some(Ok(d)) => Some(d),
-            Some(Err(_)) => return Err(format!("line {}: proved_empty is out of range", l.id)),
+            Some(Err(_)) => return Err(Violation::ProvedEmptyOutOfRange { line: l.id }),
         };
         let permit = tokio::select! {
             p = window.acquire() => p,
@@ -268,7 +251,7 @@ async fn post_lines(
         let parsed = if l.not_utf8 {
             Err(RecordError::NotUtf8)
         } else {
-            tables::Position::parse(&l.text).map_err(RecordError::Parse)
+            tables::Position::parse(&l.text).map_err(RecordError::from)
         };
         let line = InputLine {
             line: l.id,

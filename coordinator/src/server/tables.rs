@@ -34,15 +34,18 @@ impl tables_server::Tables for TablesSvc {
         use tokio::io::AsyncReadExt;
         let name = req.into_inner().file;
         let Some(f) = self.0.files.get(&name).cloned() else {
-            return Err(Error::NotFound(format!(
-                "table file {name:?} is not served here (serving: {})",
-                self.0.files.keys().cloned().collect::<Vec<_>>().join(", ")
-            ))
+            return Err(Error::FileNotServed {
+                file: name,
+                serving: self.0.files.keys().cloned().collect(),
+            }
             .into());
         };
         let mut file = tokio::fs::File::open(&f.path)
             .await
-            .map_err(|e| Error::Internal(format!("{}: {e}", f.path.display())))?;
+            .map_err(|e| Error::FileUnreadable {
+                path: f.path.display().to_string(),
+                reason: e.to_string(),
+            })?;
         let (tx, rx) = mpsc::channel(4);
         tokio::spawn(async move {
             use w::fetch_response::Msg;
@@ -67,10 +70,10 @@ impl tables_server::Tables for TablesSvc {
                         Ok(n) => filled += n,
                         Err(e) => {
                             let _ = tx
-                                .send(Err(Error::Internal(format!(
-                                    "reading {}: {e}",
-                                    f.path.display()
-                                ))
+                                .send(Err(Error::FileUnreadable {
+                                    path: f.path.display().to_string(),
+                                    reason: e.to_string(),
+                                }
                                 .into()))
                                 .await;
                             return;

@@ -7,7 +7,7 @@ use super::{BoxStream, Shared};
 use crate::driver::Event;
 use crate::executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
 use proto::wire::{self as w, coordinator_message::Msg as ToWorker, workers_server};
-use proto::{Error, Job, JobId, PROTOCOL, VERSION};
+use proto::{Error, Job, JobId, Violation, PROTOCOL, VERSION};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -88,13 +88,13 @@ impl WorkersSvc {
             });
         }
         if hello.threads == 0 {
-            return Err(Error::Protocol("hello says 0 threads".into()));
+            return Err(Violation::ZeroThreads.into());
         }
         let mut sums = self
             .0
             .checksums
             .lock()
-            .map_err(|_| Error::Internal("checksum registry poisoned".into()))?;
+            .map_err(|_| Error::RegistryPoisoned)?;
         for t in &hello.tables {
             for f in &t.files {
                 match sums.get(&f.file) {
@@ -147,11 +147,7 @@ fn decode(id: ExecutorId, msg: Option<w::worker_message::Msg>) -> Result<Executo
                 slots: 0,
             }
         }
-        Some(Msg::Hello(_)) | None => {
-            return Err(Error::Protocol(
-                "only the first message may be Hello".into(),
-            ))
-        }
+        Some(Msg::Hello(_)) | None => return Err(Violation::HelloTwice.into()),
     })
 }
 
@@ -172,7 +168,7 @@ impl workers_server::Workers for WorkersSvc {
             Some(Msg::Hello(h)) => h,
             _ => {
                 self.0.metrics.worker_refused();
-                return Err(Error::Protocol("the first message must be Hello".into()).into());
+                return Err(Error::from(Violation::NoHello).into());
             }
         };
         let tables = match self.check_hello(&hello) {

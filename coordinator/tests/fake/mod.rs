@@ -97,6 +97,7 @@ pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
                         },
                     }
                 })
+                .map(Ok)
                 .collect(),
         ),
         Work::Subtrees(w) => {
@@ -154,6 +155,7 @@ pub fn poisoned(job: &Job) -> JobOutput {
                     micros: 0,
                     stop: Stop::Cancelled,
                 })
+                .map(Ok)
                 .collect(),
         ),
         Work::Subtrees(_) => JobOutput::Subtrees(vec![SubtreeResult {

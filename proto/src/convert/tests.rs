@@ -54,12 +54,27 @@ fn settings() -> impl Strategy<Value = Settings> {
         )
 }
 
+fn settings_error() -> impl Strategy<Value = SettingsError> {
+    prop_oneof![
+        any::<u8>().prop_map(|value| SettingsError::MaxLength { value }),
+        (any::<u8>(), any::<u8>()).prop_map(|(min, max)| SettingsError::MinAboveMax { min, max }),
+        Just(SettingsError::NoSolutions),
+        Just(SettingsError::EverySolutionTwoPhase),
+    ]
+}
+
 fn job_error() -> impl Strategy<Value = JobError> {
     prop_oneof![
         ".{0,12}".prop_map(|name| JobError::MissingTable { name }),
         (".{0,12}", method()).prop_map(|(name, method)| JobError::WrongTable { name, method }),
-        ".{0,20}".prop_map(|reason| JobError::InvalidSettings { reason }),
+        settings_error().prop_map(JobError::InvalidSettings),
         ".{0,20}".prop_map(|moves| JobError::Verification { moves }),
+        (".{0,12}", ".{0,20}")
+            .prop_map(|(path, reason)| JobError::TableUnreadable { path, reason }),
+        (".{0,12}", ".{0,20}").prop_map(|(path, reason)| JobError::TableDamaged { path, reason }),
+        ".{0,20}".prop_map(|message| JobError::Internal(Internal::Panic { message })),
+        ".{0,20}".prop_map(|reason| JobError::Internal(Internal::Threads { reason })),
+        ".{0,20}".prop_map(|reason| JobError::Undecodable { reason }),
     ]
 }
 
@@ -158,8 +173,12 @@ fn job_result() -> impl Strategy<Value = JobResult> {
             lookups,
             stop,
         });
+    let answer = prop_oneof![
+        pos.prop_map(Ok),
+        (any::<u64>(), job_error()).prop_map(|(line, error)| Err(PositionError { line, error })),
+    ];
     let output = prop_oneof![
-        proptest::collection::vec(pos, 0..4).prop_map(|v| Ok(JobOutput::Batch(v))),
+        proptest::collection::vec(answer, 0..4).prop_map(|v| Ok(JobOutput::Batch(v))),
         proptest::collection::vec(sub, 0..4).prop_map(|v| Ok(JobOutput::Subtrees(v))),
         job_error().prop_map(Err),
     ];
@@ -203,10 +222,20 @@ fn record() -> impl Strategy<Value = Record> {
             Position::parse(&text).err().map(|e| Record {
                 line: id,
                 input: text,
-                outcome: Err(RecordError::Parse(e)),
+                outcome: Err(RecordError::from(e)),
             })
         },
     );
+    let kind = prop_oneof![
+        Just(BadLineKind::Notation),
+        Just(BadLineKind::Facelets),
+        Just(BadLineKind::Unsolvable),
+    ];
+    let bad_line = (any::<u64>(), kind, ".{0,30}").prop_map(|(line, kind, message)| Record {
+        line,
+        input: "?".into(),
+        outcome: Err(RecordError::Parse(BadLine { kind, message })),
+    });
     prop_oneof![
         good.prop_map(|(line, input, outcome)| Record {
             line,
@@ -214,6 +243,7 @@ fn record() -> impl Strategy<Value = Record> {
             outcome
         }),
         bad_text,
+        bad_line,
         any::<u64>().prop_map(|line| Record {
             line,
             input: String::new(),
@@ -277,6 +307,15 @@ proptest! {
         decode_any::<w::Record, Record>(&bytes);
         decode_any::<w::Settings, Settings>(&bytes);
         decode_any::<w::JobError, JobError>(&bytes);
+        decode_any::<w::SettingsError, SettingsError>(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_batch_answers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let Ok(wire) = w::PositionResult::decode(bytes.as_slice()) else { return Ok(()) };
+        if let Ok(a) = answer_from(wire) {
+            prop_assert_eq!(answer_from(answer_wire(&a)).unwrap(), a);
+        }
     }
 
     #[test]
@@ -338,25 +377,65 @@ fn bad_messages_are_typed_errors() {
         position_from("p", &twisted),
         Err(DecodeError::Position { .. })
     ));
-    let lying = w::Record {
+    let unknown_kind = w::Record {
         id: 7,
         input: "R U".into(),
         outcome: Some(w::record::Outcome::Error(w::RecordError {
-            kind: Some(w::record_error::Kind::Parse("whatever".into())),
+            kind: Some(w::record_error::Kind::BadLine(w::BadLine {
+                kind: 9,
+                message: "whatever".into(),
+            })),
         })),
     };
     assert_eq!(
-        Record::try_from(lying),
-        Err(DecodeError::ParseMismatch { id: 7 })
+        Record::try_from(unknown_kind),
+        Err(DecodeError::UnknownEnum {
+            field: "record.error.bad_line.kind",
+            value: 9
+        })
     );
     let unspecified_stop = w::PositionResult::default();
     assert_eq!(
-        PositionResult::try_from(unspecified_stop),
+        answer_from(unspecified_stop),
         Err(DecodeError::UnknownEnum {
             field: "result.stop",
             value: 0
         })
     );
+    let long = w::SettingsError {
+        kind: Some(w::settings_error::Kind::MaxLength(300)),
+    };
+    assert!(matches!(
+        SettingsError::try_from(long),
+        Err(DecodeError::OutOfRange { value: 300, .. })
+    ));
+}
+
+#[test]
+fn a_bad_line_crosses_the_wire_with_its_kind_and_message() {
+    // What the client gets is what the server's parser said, without parsing again.
+    for (text, kind) in [
+        ("R U Q2", BadLineKind::Notation),
+        (
+            "UUUUUUUUURRRRRRRRRFFFFFFFFFDDDDDDDDDLLLLLLLLLBBBBBBBBX",
+            BadLineKind::Facelets,
+        ),
+    ] {
+        let e = Position::parse(text).unwrap_err();
+        let r = Record {
+            line: 3,
+            input: text.into(),
+            outcome: Err(RecordError::from(e.clone())),
+        };
+        let back = Record::try_from(w::Record::from(&r)).unwrap();
+        match back.outcome {
+            Err(RecordError::Parse(b)) => {
+                assert_eq!(b.kind, kind);
+                assert_eq!(b.message, e.to_string());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 #[test]
@@ -378,8 +457,60 @@ fn every_error_maps_to_a_status_code() {
             Code::FailedPrecondition,
         ),
         (Error::ShuttingDown, Code::Unavailable),
-        (Error::NotFound("t".into()), Code::NotFound),
+        (
+            Error::FileNotServed {
+                file: "t".into(),
+                serving: vec!["cocsep".into()],
+            },
+            Code::NotFound,
+        ),
+        (
+            Error::Violation(crate::Violation::NoHello),
+            Code::InvalidArgument,
+        ),
+        (
+            Error::Settings(SettingsError::NoSolutions),
+            Code::InvalidArgument,
+        ),
+        (
+            Error::UnknownTable {
+                name: "x".into(),
+                known: vec!["twophase".into()],
+            },
+            Code::InvalidArgument,
+        ),
+        (
+            Error::FileUnreadable {
+                path: "/t".into(),
+                reason: "gone".into(),
+            },
+            Code::Internal,
+        ),
+        (Error::RegistryPoisoned, Code::Internal),
     ];
+    let texts = [
+        (
+            Error::Violation(crate::Violation::LineIdsNotIncreasing { id: 3, after: 5 }),
+            "protocol violation: line ids must increase: 3 after 5",
+        ),
+        (
+            Error::UnknownTable {
+                name: "x".into(),
+                known: vec!["twophase".into(), "h48h0k4".into()],
+            },
+            "unknown table \"x\" (known: twophase, h48h0k4)",
+        ),
+        (
+            Error::FileNotServed {
+                file: "t".into(),
+                serving: vec!["a".into(), "b".into()],
+            },
+            "table file \"t\" is not served here (serving: a, b)",
+        ),
+    ];
+    for (e, text) in texts {
+        assert_eq!(e.to_string(), text);
+    }
     for (e, code) in cases {
         let msg = e.to_string();
         let s = tonic::Status::from(e);

@@ -96,7 +96,7 @@ pub fn run(solver: &H48Solver, opts: &BenchOptions) -> Result<BenchReport, Error
 /// Solves the given positions one after another on this thread (for fixed benchmark
 /// sets).
 pub fn run_positions(solver: &H48Solver, positions: &[Position]) -> Result<BenchReport, Error> {
-    let settings = Settings::default();
+    let settings = Settings::default().validate()?;
     let stop = StopToken::new();
     let cpu0 = process_cpu_time();
     let t0 = Instant::now();

@@ -329,7 +329,7 @@ fn is_half_turn(c: &Cube) -> bool {
 }
 
 /// Maximum solution length handled.
-pub const MAX_DEPTH: usize = 30;
+pub const MAX_DEPTH: usize = proto::MAX_LENGTH as usize;
 
 /// What one call of the primitive found.
 pub struct Found {

@@ -5,41 +5,22 @@
 //! [`crate::executor`]); here the primitive searches each depth whole, from the empty
 //! prefix.
 
-use super::search::MAX_DEPTH;
 use super::H48Solver;
-use crate::{Error, Outcome, StopToken};
-use proto::{Settings, Stop};
+use crate::{Error, StopToken};
+use proto::{PositionResult, Stop, ValidSettings};
 use tables::{format_moves, Position};
-
-/// Checks the settings the optimal method reads; returns the solution count asked
-/// (`usize::MAX`: every optimal solution).
-fn check_settings(settings: &Settings) -> Result<usize, Error> {
-    if settings.min_length > settings.max_length {
-        return Err(Error::InvalidOptions(
-            "min_length is larger than max_length",
-        ));
-    }
-    if usize::from(settings.max_length) > MAX_DEPTH {
-        return Err(Error::InvalidOptions("max_length is larger than 30"));
-    }
-    match settings.max_solutions {
-        Some(0) => Err(Error::InvalidOptions("max_solutions is 0")),
-        Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
-        None => Ok(usize::MAX),
-    }
-}
 
 pub(super) fn solve(
     solver: &H48Solver,
     position: &Position,
-    settings: &Settings,
+    settings: &ValidSettings,
     stop: &StopToken,
-) -> Result<Outcome, Error> {
-    let want = check_settings(settings)?;
+) -> Result<PositionResult, Error> {
+    let want = settings.solution_count();
     let (min, max) = (settings.min_length, settings.max_length);
     let cube = position.cube();
     let lb = solver.lower_bound(cube);
-    let mut out = Outcome::empty(Stop::Exhausted);
+    let mut out = PositionResult::empty(Stop::Exhausted);
     out.lower_bound = lb;
     if lb > 0 && min <= lb {
         // Lengths below the lower bound are impossible: proved without searching.

@@ -126,6 +126,9 @@ pub enum WorkerError {
     /// The executor could not start.
     #[error("cannot start the solver threads: {0}")]
     Executor(crate::Error),
+    /// The test seam's environment variable is set to something unusable.
+    #[error("{0}")]
+    Failpoint(crate::failpoint::FailpointError),
 }
 
 /// The checked tables and their opened engines, ready to serve.
@@ -477,10 +480,15 @@ impl Link<'_> {
         let sink: ResultSink = Arc::new(move |r| {
             let _ = results_tx.send(r);
         });
-        let executor = match Executor::new(self.threads, Arc::clone(self.engines), sink) {
-            Ok(e) => e,
-            Err(e) => return End::Fatal(WorkerError::Executor(e)),
+        let options = match crate::ExecutorOptions::from_env() {
+            Ok(o) => o,
+            Err(e) => return End::Fatal(WorkerError::Failpoint(e)),
         };
+        let executor =
+            match Executor::with_options(self.threads, Arc::clone(self.engines), sink, options) {
+                Ok(e) => e,
+                Err(e) => return End::Fatal(WorkerError::Executor(e)),
+            };
         self.health.set_connected(true);
         let mut conn = Conn {
             link: self,
@@ -651,8 +659,8 @@ impl Conn<'_> {
                     id: JobId(id),
                     attempt,
                     micros: 0,
-                    output: Err(JobError::InvalidSettings {
-                        reason: format!("the worker cannot decode the job: {e}"),
+                    output: Err(JobError::Undecodable {
+                        reason: e.to_string(),
                     }),
                 };
                 self.send_result(&result).await

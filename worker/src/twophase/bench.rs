@@ -112,11 +112,15 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
         method: Method::TwoPhase,
         max_length: opts.max_length,
         ..Settings::default()
-    };
+    }
+    .validate();
     let stop = StopToken::new();
     let one = |c: &Position| {
         let start = thread_cpu_time();
-        let r = solver.solve(c, &settings, &stop);
+        let r = match &settings {
+            Ok(s) => solver.solve(c, s, &stop),
+            Err(e) => Err(crate::Error::Settings(*e)),
+        };
         let cpu = thread_cpu_time().saturating_sub(start);
         match r {
             Ok(r) if r.solutions.is_empty() => One {
