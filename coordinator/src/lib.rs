@@ -12,6 +12,8 @@
 //! - [`run`](mod@run): the driver loop for one request over a set of executors.
 //! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
 //!   health and Prometheus metrics.
+//! - [`client`]: the client of a cluster (journal, reconnection, resume, the output
+//!   formats), as a library any front end can drive.
 //! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
 //!   coordinator`).
 //!
@@ -19,6 +21,7 @@
 //! table files or the network.
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod deepen;
 pub mod executor;
 mod inflight;

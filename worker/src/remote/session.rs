@@ -22,7 +22,7 @@
 //!    returns. A worker that is not connected returns at once. A coordinator's Drain
 //!    does the same, then the worker dials again (the coordinator is restarting).
 
-use super::backoff::{Backoff, BackoffPolicy};
+use proto::backoff::{Backoff, BackoffPolicy};
 use super::fetch::{fetch_tables, FetchError};
 use super::health::Health;
 use super::tableset::{TableChoice, TableSet, TableSetError};
