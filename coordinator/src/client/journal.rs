@@ -787,4 +787,67 @@ mod tests {
         );
         assert!(Journal::create(&dir.join("no/such/dir"), Format::Text, &settings()).is_err());
     }
+
+    #[test]
+    fn kept_records_are_checked_against_the_input() {
+        for f in [Format::Jsonl, Format::Csv] {
+            let text = sample(f);
+            // Record 9 would be dropped by a resume: keep what precedes it.
+            let nine = text.find(&show(&solved(9, &["D2 L", "L D2"]), f)).unwrap();
+            let kept = &text.as_bytes()[..nine];
+            let line = |id: u64| solved(id, &[]).input;
+            // The input of the records: line 1, a comment at 2, 3 "R Q", line 4.
+            let good = format!("{}\n# c\nR Q\n  {}  \nX\n", line(1), line(4));
+            check_input(kept, f, good.as_bytes()).unwrap();
+            let other = format!("{}\n# c\nR Q\nU2\n", line(1));
+            match check_input(kept, f, other.as_bytes()) {
+                Err(CheckError::Differs { line: 4, kept, now }) => {
+                    assert_eq!((kept.as_str(), now.as_str()), (line(4).as_str(), "U2"));
+                }
+                e => panic!("{f:?}: {e:?}"),
+            }
+            let blank = format!("{}\n# c\n\n{}\n", line(1), line(4));
+            assert!(matches!(
+                check_input(kept, f, blank.as_bytes()),
+                Err(CheckError::Lacks {
+                    line: 3,
+                    what: "blank or a comment"
+                })
+            ));
+            let short = format!("{}\n# c\nR Q\n", line(1));
+            assert!(matches!(
+                check_input(kept, f, short.as_bytes()),
+                Err(CheckError::Lacks { line: 4, what: "past its end" })
+            ));
+        }
+        // Text records carry no input: resume does not check them.
+        let dir = scratch("check-text");
+        let p = dir.join("out.txt");
+        std::fs::write(&p, sample(Format::Text)).unwrap();
+        let input = ResumeInput {
+            path: Path::new("in.txt"),
+            reader: Box::new(&b"nothing alike\n"[..]),
+        };
+        assert!(Journal::resume(&p, Format::Text, &settings(), Some(input)).is_ok());
+        // A JSONL journal of another input is left as it was.
+        let p = dir.join("out.jsonl");
+        let text = sample(Format::Jsonl);
+        std::fs::write(&p, &text).unwrap();
+        let input = ResumeInput {
+            path: Path::new("in.txt"),
+            reader: Box::new(&b"U\nU\nU\nU\n"[..]),
+        };
+        let e = Journal::resume(&p, Format::Jsonl, &settings(), Some(input))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("line 1 of in.txt is \"U\""), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+    }
+
+    #[test]
+    fn csv_fields_are_read_back_with_their_quotes() {
+        assert_eq!(csv_first_field("\"a,\"\"b\"\"\",x,y").as_deref(), Some("a,\"b\""));
+        assert_eq!(csv_first_field("plain,x").as_deref(), Some("plain"));
+        assert_eq!(csv_first_field("\"open").as_deref(), None);
+    }
 }

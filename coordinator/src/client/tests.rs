@@ -567,3 +567,101 @@ fn refusals_are_final_and_the_rest_is_retried() {
         assert_eq!(matches!(b, Broken::Fatal(_)), fatal, "{code:?}");
     }
 }
+
+#[test]
+fn no_worker_holding_the_table_is_final_and_the_wait_is_asked_for() {
+    let (_rt, url, log) = serve(
+        vec![Script::Refuse(
+            Code::FailedPrecondition,
+            "no connected worker holds table h48h0k4",
+        )],
+        &[],
+    );
+    let mut o = options(&url, Work::One("R U".into()), None);
+    o.table = TableChoice::Named("h48h0k4".into());
+    o.settings.method = Method::Optimal;
+    o.wait_for_workers = Some(Duration::from_millis(2500));
+    let e = run_within(o).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "coordinator refused the request: no connected worker holds table h48h0k4"
+    );
+    let log = log.lock().unwrap();
+    assert_eq!(log.len(), 1, "not retried");
+    // The refusal came at the call; the Open the fake logged is not there, so check the
+    // Open sent on a stream that answers.
+    drop(log);
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    let mut o = options(&url, Work::One("R U".into()), None);
+    o.wait_for_workers = Some(Duration::from_millis(2500));
+    run_within(o).unwrap();
+    let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
+        panic!("Open first")
+    };
+    assert_eq!(open.wait_for_workers_ms, Some(2500));
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    run_within(options(&url, Work::One("R U".into()), None)).unwrap();
+    let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
+        panic!("Open first")
+    };
+    assert_eq!(open.wait_for_workers_ms, None, "no wait unless asked");
+}
+
+#[test]
+fn a_coordinator_that_never_answers_is_given_up_within_the_bound() {
+    // Accepts connections (the kernel's backlog) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let dir = scratch("silent");
+    let input = dir.join("in.txt");
+    write_input(&input, 20);
+    let mut o = options(&url, Work::File(input), Some(dir.join("out.jsonl")));
+    o.connect_timeout = Some(Duration::from_millis(800));
+    let e = run_within(o).unwrap_err();
+    assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("without a working connection"), "{text}");
+    assert!(text.contains(&format!("no answer from {url}")), "{text}");
+    // The status call of a table choice is bounded the same way.
+    let mut o = options(&url, Work::One("R".into()), None);
+    o.table = TableChoice::FirstHeld(vec!["h48h0k4".into()]);
+    o.connect_timeout = Some(Duration::from_millis(500));
+    let e = run_within(o).unwrap_err();
+    assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
+    drop(silent);
+}
+
+#[test]
+fn resume_refuses_an_output_of_another_input_before_sending_anything() {
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    let dir = scratch("resume-other");
+    let first = dir.join("first.txt");
+    let out = dir.join("out.jsonl");
+    write_input(&first, 40);
+    let s = run_within(options(&url, Work::File(first.clone()), Some(out.clone()))).unwrap();
+    assert_eq!(s.errors, 2);
+    let before = std::fs::read_to_string(&out).unwrap();
+    log.lock().unwrap().clear();
+    // Another input: line 12 differs.
+    let text = std::fs::read(&first).unwrap();
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    lines[11] = b"B2 D2";
+    let other = dir.join("other.txt");
+    std::fs::write(&other, lines.join(&b'\n')).unwrap();
+    let mut o = options(&url, Work::File(other), Some(out.clone()));
+    o.resume = true;
+    let e = run_within(o).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(e, ClientError::Journal(JournalError::InputDiffers { line: 12, .. })),
+        "{text}"
+    );
+    assert!(text.contains("is \"B2 D2\""), "{text}");
+    assert!(log.lock().unwrap().is_empty(), "nothing sent");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), before, "nothing written");
+    // The same input resumes.
+    let mut o = options(&url, Work::File(first), Some(out.clone()));
+    o.resume = true;
+    let s = run_within(o).unwrap();
+    assert_eq!(s.resumed + s.records, 38);
+}
