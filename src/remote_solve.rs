@@ -9,7 +9,9 @@
 
 use crate::solve_cmd;
 use anyhow::anyhow;
-use coordinator::client::{self, ClientError, Notice, Observer, Options, Summary, TableChoice, Work};
+use coordinator::client::{
+    self, ClientError, Notice, Observer, Options, Summary, TableChoice, Work,
+};
 use proto::wire as w;
 use proto::Method;
 use std::time::{Duration, Instant};
@@ -68,8 +70,7 @@ fn choose_table(method: Method, table: Option<&str>) -> anyhow::Result<TableChoi
         };
     }
     let mut order: Vec<String> = Vec::new();
-    while let Some(t) = worker::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name))
-    {
+    while let Some(t) = worker::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
         order.push(t.to_string());
     }
     Ok(TableChoice::FirstHeld(order))
@@ -181,7 +182,45 @@ impl Observer for View {
         match notice {
             Notice::Resumed { .. } if self.quiet => {}
             Notice::Resumed { .. } => eprintln!("{notice}"),
-            Notice::Reconnecting { .. } => self.suspend(|| tracing::warn!("{notice}")),
+            Notice::Reconnecting { .. } | Notice::AskingAgain { .. } => {
+                self.suspend(|| tracing::warn!("{notice}"))
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_asked_for_follows_the_catalog() {
+        assert_eq!(
+            choose_table(Method::TwoPhase, Some("h48h0k4")).unwrap(),
+            TableChoice::Named("twophase".into())
+        );
+        assert_eq!(
+            choose_table(Method::Optimal, Some("h48h1k2")).unwrap(),
+            TableChoice::Named("h48h1k2".into())
+        );
+        for bad in ["h48h99k2", "twophase"] {
+            let e = choose_table(Method::Optimal, Some(bad)).unwrap_err();
+            assert!(e.to_string().contains("unknown H48 table"), "{e}");
+        }
+        // Largest first, by the catalog's one rule: the first a worker holds is the
+        // largest it holds.
+        let TableChoice::FirstHeld(order) = choose_table(Method::Optimal, None).unwrap() else {
+            panic!("candidates")
+        };
+        let first_of = |held: &[&str]| order.iter().find(|c| held.contains(&c.as_str())).cloned();
+        assert_eq!(
+            first_of(&["h48h0k2", "h48h0k4"]).as_deref(),
+            Some("h48h0k4")
+        );
+        assert_eq!(
+            first_of(&["twophase", "h48h2k2", "h48h0k4", "h48h1k2"]).as_deref(),
+            Some("h48h2k2")
+        );
+        assert!(!order.iter().any(|t| t == "twophase"));
     }
 }

@@ -311,7 +311,9 @@ fn a_client_gives_up_on_a_coordinator_that_never_answers() {
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(
-            err.contains(&format!("gave up on the coordinator at {url} after trying for")),
+            err.contains(&format!(
+                "gave up on the coordinator at {url} after trying for"
+            )),
             "{err}"
         );
         assert!(err.contains("last error:"), "{err}");
@@ -359,7 +361,10 @@ fn resume_refuses_an_output_written_from_another_input() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(err.contains("record of line 4 is for \"D L'\""), "{err}");
-    assert!(err.contains("line 4 of") && err.contains("is \"B2 R\""), "{err}");
+    assert!(
+        err.contains("line 4 of") && err.contains("is \"B2 R\""),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         journal,

@@ -473,7 +473,12 @@ fn a_worker_killed_and_one_stopped_past_its_lease_lose_nothing() {
     let st = w3.wait(Duration::from_secs(40));
     assert!(st.success(), "w3 after SIGTERM: {st}\n{}", w3.log());
     let st = cl.wait(Duration::from_secs(600));
-    assert_eq!(st.code(), Some(3), "bad lines have error records: {}", cl.log());
+    assert_eq!(
+        st.code(),
+        Some(3),
+        "bad lines have error records: {}",
+        cl.log()
+    );
     check_records(&lines, &out, 20);
     let log = c.log();
     assert!(log.contains("lease expired"), "no lease expired:\n{log}");

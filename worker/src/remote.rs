@@ -23,9 +23,9 @@ pub mod health;
 pub mod session;
 pub mod tableset;
 
-pub use proto::backoff::{Backoff, BackoffPolicy};
 pub use fetch::{fetch_file, fetch_tables, FetchError, FetchedFile};
 pub use health::{serve_health, Health};
+pub use proto::backoff::{Backoff, BackoffPolicy};
 pub use session::{
     default_worker_id, prepare, run, serve, Prepared, SessionOptions, WorkerConfig, WorkerError,
 };

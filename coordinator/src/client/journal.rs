@@ -20,6 +20,7 @@
 //! before it cuts or writes anything, and refuses an output written from another input.
 //! Text records do not carry their input, so a text journal cannot be checked.
 
+use super::check::{check_input, CheckError};
 use super::output::{render, Format, CSV_HEADER};
 use proto::{Record, Settings};
 use std::fs::{File, OpenOptions};
@@ -300,103 +301,6 @@ impl Journal {
     }
 }
 
-/// Why the kept records do not match the input.
-#[derive(Debug)]
-enum CheckError {
-    /// Reading the journal failed.
-    Journal(std::io::Error),
-    /// Reading the input failed.
-    Input(std::io::Error),
-    /// Line `line` of the input is `now`, its kept record is for `kept`.
-    Differs { line: u64, kept: String, now: String },
-    /// A kept record's line is no position line of the input.
-    Lacks { line: u64, what: &'static str },
-}
-
-/// Walks the kept records of a journal (`kept`: the part of the file that is kept) and the
-/// input side by side, both as streams: each record's input text must be the text of the
-/// input's line of its id (trimmed, as the reader sends it; empty for a line that is not
-/// UTF-8). Records whose input cannot be read from their line are not checked.
-fn check_input(
-    mut kept: impl BufRead,
-    format: Format,
-    input: impl BufRead,
-) -> Result<(), CheckError> {
-    let mut buf = Vec::with_capacity(256);
-    if format == Format::Csv {
-        kept.read_until(b'\n', &mut buf)
-            .map_err(CheckError::Journal)?;
-    }
-    // The next kept record (its first line): id and input text.
-    let mut last_id = None;
-    let mut next_kept = || -> Result<Option<(u64, Option<String>)>, CheckError> {
-        loop {
-            buf.clear();
-            if kept
-                .read_until(b'\n', &mut buf)
-                .map_err(CheckError::Journal)?
-                == 0
-            {
-                return Ok(None);
-            }
-            let Some((id, text)) = line_record(&buf, format) else {
-                continue;
-            };
-            if last_id != Some(id) {
-                last_id = Some(id);
-                return Ok(Some((id, text)));
-            }
-        }
-    };
-    let mut want = next_kept()?;
-    let mut fault = None;
-    let read = crate::input::read_lines(input, |l| {
-        loop {
-            let Some((id, text)) = &want else {
-                return false;
-            };
-            if *id > l.line {
-                return true;
-            }
-            if *id < l.line {
-                fault = Some(CheckError::Lacks {
-                    line: *id,
-                    what: "blank or a comment",
-                });
-                return false;
-            }
-            if let Some(text) = text {
-                if *text != l.input {
-                    fault = Some(CheckError::Differs {
-                        line: l.line,
-                        kept: text.clone(),
-                        now: l.input.clone(),
-                    });
-                    return false;
-                }
-            }
-            match next_kept() {
-                Ok(n) => want = n,
-                Err(e) => {
-                    fault = Some(e);
-                    return false;
-                }
-            }
-        }
-    });
-    read.map_err(CheckError::Input)?;
-    if let Some(e) = fault {
-        return Err(e);
-    }
-    match want {
-        Some((line, _)) => Err(CheckError::Lacks {
-            line,
-            what: "past its end",
-        }),
-        None => Ok(()),
-    }
-}
-
 /// What reading a journal found.
 #[derive(Debug, PartialEq, Eq)]
 struct Scan {
@@ -485,7 +389,7 @@ fn line_id(line: &[u8], format: Format) -> Option<u64> {
 /// The id a complete output line starts with and the input text it carries (JSONL and
 /// CSV; `None` for text, or a CSV input that cannot be read back), `None` if it is not a
 /// record's line.
-fn line_record(line: &[u8], format: Format) -> Option<(u64, Option<String>)> {
+pub(super) fn line_record(line: &[u8], format: Format) -> Option<(u64, Option<String>)> {
     let text = std::str::from_utf8(line).ok()?;
     let digits = |s: &str| {
         if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
@@ -704,7 +608,9 @@ mod tests {
         let dir = scratch("foreign");
         let p = dir.join("notes.txt");
         std::fs::write(&p, &mixed).unwrap();
-        let e = Journal::resume(&p, Format::Text, &settings(), None).err().unwrap();
+        let e = Journal::resume(&p, Format::Text, &settings(), None)
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("line 2"), "{e}");
         assert_eq!(std::fs::read_to_string(&p).unwrap(), mixed);
     }
@@ -817,7 +723,10 @@ mod tests {
             let short = format!("{}\n# c\nR Q\n", line(1));
             assert!(matches!(
                 check_input(kept, f, short.as_bytes()),
-                Err(CheckError::Lacks { line: 4, what: "past its end" })
+                Err(CheckError::Lacks {
+                    line: 4,
+                    what: "past its end"
+                })
             ));
         }
         // Text records carry no input: resume does not check them.
@@ -846,7 +755,10 @@ mod tests {
 
     #[test]
     fn csv_fields_are_read_back_with_their_quotes() {
-        assert_eq!(csv_first_field("\"a,\"\"b\"\"\",x,y").as_deref(), Some("a,\"b\""));
+        assert_eq!(
+            csv_first_field("\"a,\"\"b\"\"\",x,y").as_deref(),
+            Some("a,\"b\"")
+        );
         assert_eq!(csv_first_field("plain,x").as_deref(), Some("plain"));
         assert_eq!(csv_first_field("\"open").as_deref(), None);
     }

@@ -9,7 +9,7 @@
 //! - [`session`]: one request over as many `Clients.Solve` streams as it takes:
 //!   reconnection with backoff, pending lines sent again, the proved-empty depth carried.
 //! - [`journal`]: the output file as the client's journal; `resume` reads it back and
-//!   checks it against the input.
+//!   checks it against the input (`check`).
 //! - [`output`]: the output formats (text, JSONL, CSV), shared with the embedded default.
 //! - [`observer`]: what a front end is told (records, progress, [`Notice`]s); the library
 //!   draws nothing.
@@ -22,6 +22,7 @@
 //! Everything runs on one current-thread tokio runtime; the input is read on its own
 //! thread into a bounded channel.
 
+mod check;
 pub mod error;
 pub mod journal;
 pub mod observer;

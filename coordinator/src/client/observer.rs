@@ -31,6 +31,16 @@ pub enum Notice {
         /// Lines sent that have no record yet.
         pending: usize,
     },
+    /// The coordinator could not be asked which tables its workers hold (before the
+    /// request); the client asks again after `wait`.
+    AskingAgain {
+        /// The coordinator's URL.
+        url: String,
+        /// What failed.
+        why: String,
+        /// The delay before the next attempt.
+        wait: Duration,
+    },
 }
 
 impl std::fmt::Display for Notice {
@@ -47,7 +57,9 @@ impl std::fmt::Display for Notice {
                 path.display(),
                 if *torn { ", cut short" } else { "" },
             ),
-            Notice::Resumed { path, .. } => write!(f, "resuming {}: no records yet", path.display()),
+            Notice::Resumed { path, .. } => {
+                write!(f, "resuming {}: no records yet", path.display())
+            }
             Notice::Reconnecting {
                 url,
                 why,
@@ -57,6 +69,11 @@ impl std::fmt::Display for Notice {
                 f,
                 "lost the coordinator at {url} ({why}); reconnecting in {wait:.1?}, then \
                  sending again the {pending} lines without a record"
+            ),
+            Notice::AskingAgain { url, why, wait } => write!(
+                f,
+                "cannot ask the coordinator at {url} for its workers' tables ({why}); \
+                 retrying in {wait:.1?}"
             ),
         }
     }

@@ -33,7 +33,12 @@ impl Outage {
 
     /// An attempt failed with `why`: `Ok` to wait `wait` and try again, or the error of
     /// giving up when the next attempt would begin past the bound.
-    pub(super) fn failed(&mut self, url: &str, why: &str, wait: Duration) -> Result<(), ClientError> {
+    pub(super) fn failed(
+        &mut self,
+        url: &str,
+        why: &str,
+        wait: Duration,
+    ) -> Result<(), ClientError> {
         let since = *self.since.get_or_insert_with(Instant::now);
         match self.bound {
             Some(bound) if since.elapsed() + wait >= bound => Err(ClientError::GaveUp {
@@ -56,7 +61,9 @@ mod tests {
         let mut o = Outage::new(Some(Duration::from_secs(10)));
         assert!(o.deadline().is_some());
         assert!(o.failed("u", "refused", Duration::from_secs(1)).is_ok());
-        let e = o.failed("u", "refused", Duration::from_secs(10)).unwrap_err();
+        let e = o
+            .failed("u", "refused", Duration::from_secs(10))
+            .unwrap_err();
         assert!(e.to_string().contains("last error: refused"), "{e}");
         o.connected();
         assert!(o.since.is_none());

@@ -303,7 +303,10 @@ mod tests {
         assert_eq!(failure(&ok(), &s), None);
         let mut out = Vec::new();
         let why = write_single(&mut out, Format::Text, &none, &s).unwrap();
-        assert!(why.is_some() && out.is_empty(), "text shows it on stderr only");
+        assert!(
+            why.is_some() && out.is_empty(),
+            "text shows it on stderr only"
+        );
         let why = write_single(&mut out, Format::Jsonl, &none, &s).unwrap();
         assert!(why.is_some());
         assert!(String::from_utf8(out).unwrap().contains("\"error\""));

@@ -94,8 +94,9 @@ impl Broken {
     }
 }
 
-/// Retries `attempt` with the client's backoff while it fails with [`Broken::Retry`],
-/// within the bound of `outage`, telling `observer` of each retry.
+/// Retries `attempt` (a question to the coordinator before the request) with the
+/// client's backoff while it fails with [`Broken::Retry`], within the bound of `outage`,
+/// telling `observer` of each retry.
 pub(super) async fn retrying<T, F, Fut>(
     cfg: &ClientConfig,
     outage: &mut Outage,
@@ -125,11 +126,10 @@ where
             Err(Broken::Retry(why)) => {
                 let wait = backoff.next_delay();
                 outage.failed(&cfg.url, &why, wait)?;
-                observer.notice(&Notice::Reconnecting {
+                observer.notice(&Notice::AskingAgain {
                     url: cfg.url.clone(),
                     why,
                     wait,
-                    pending: 0,
                 });
                 tokio::time::sleep(wait).await;
             }

@@ -10,8 +10,8 @@ use proto::{Method, Record, RecordError, Settings, Solved, Stop};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
-use tokio_stream::wrappers::ReceiverStream;
 use tables::Position;
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::{Code, Request, Response, Status};
 
@@ -653,12 +653,19 @@ fn resume_refuses_an_output_of_another_input_before_sending_anything() {
     let e = run_within(o).unwrap_err();
     let text = e.to_string();
     assert!(
-        matches!(e, ClientError::Journal(JournalError::InputDiffers { line: 12, .. })),
+        matches!(
+            e,
+            ClientError::Journal(JournalError::InputDiffers { line: 12, .. })
+        ),
         "{text}"
     );
     assert!(text.contains("is \"B2 D2\""), "{text}");
     assert!(log.lock().unwrap().is_empty(), "nothing sent");
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), before, "nothing written");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        before,
+        "nothing written"
+    );
     // The same input resumes.
     let mut o = options(&url, Work::File(first), Some(out.clone()));
     o.resume = true;
