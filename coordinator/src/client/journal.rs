@@ -128,6 +128,11 @@ impl Done {
         self.ids.len()
     }
 
+    /// Whether no id is done.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
     /// Whether `id` is done. Ids must be asked in increasing order: each call skips the
     /// done ids below `id` for good.
     pub fn contains_next(&mut self, id: u64) -> bool {

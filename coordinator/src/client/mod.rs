@@ -15,7 +15,7 @@
 //!   draws nothing.
 //! - `reader`, `resume`, `table`, `outage`: the input thread, opening the output, the
 //!   table asked for, the bound on the time without a working connection.
-//! - [`error`]: [`ClientError`].
+//! - [`error`]: why a run failed, [`ClientError`].
 //!
 //! The client keeps no state but the output file, so a coordinator restart loses and
 //! duplicates nothing: what has a record is in the journal, the rest is sent again.
