@@ -1,11 +1,14 @@
 //! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
 //! library crates (`tables`, `worker`, `coordinator`) and the command modules here.
+//!
+//! Exit status: 0 success (for `solve`: every line solved); 1 the command failed (bad
+//! flags or input found before solving, a table, the output, the cluster refused or was
+//! unreachable past `--connect-timeout`, ...); 2 the command line cannot be parsed
+//! (clap); 3 `solve` ran to its end but some lines have no solution (error records).
 
 mod bench_cmd;
 mod coordinator_cmd;
-mod journal;
 mod local;
-mod output;
 mod remote_solve;
 mod show;
 mod solve_cmd;
@@ -15,9 +18,21 @@ mod worker_cmd;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// The command failed.
+const EXIT_FAILED: i32 = 1;
+/// `solve` ran to its end, but some lines have no solution.
+const EXIT_LINES_FAILED: i32 = 3;
+
 /// Rubik's Cube solving: optimal (H48) and near-optimal (two-phase), one position or millions.
 #[derive(Parser)]
-#[command(name = "cubeswarm", version, about)]
+#[command(
+    name = "cubeswarm",
+    version,
+    about,
+    after_help = "Exit status: 0 success (solve: every line solved); 1 the command failed; \
+                  2 a usage error; 3 solve ran to its end but some lines have no solution \
+                  (their records are errors)."
+)]
 struct Cli {
     /// Directory holding the pruning-table files [default: $CUBESWARM_TABLES, else
     /// ~/.local/share/cubeswarm/tables].
@@ -106,7 +121,16 @@ fn main() {
         .clone()
         .unwrap_or_else(tables::tablefile::default_tables_dir);
     let result = match cli.command {
-        Command::Solve(args) => solve_cmd::run(&dir, &cli.common, args),
+        Command::Solve(args) => match solve_cmd::run(&dir, &cli.common, args) {
+            Ok(solve_cmd::Finished::Solved) => Ok(()),
+            Ok(solve_cmd::Finished::Failed { message, .. }) => {
+                if let Some(m) = message {
+                    eprintln!("cubeswarm: error: {m}");
+                }
+                std::process::exit(EXIT_LINES_FAILED);
+            }
+            Err(e) => Err(e),
+        },
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, &cli.common, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),
@@ -115,7 +139,7 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("cubeswarm: error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(EXIT_FAILED);
     }
 }
 

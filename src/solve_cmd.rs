@@ -4,20 +4,65 @@
 
 use crate::bench_cmd::default_threads;
 use crate::local;
-use crate::output::{Format, Record, CSV_HEADER};
 use crate::remote_solve;
 use crate::Common;
 use anyhow::{bail, Context as _};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::Args;
+use clap::{Args, ValueEnum};
+use coordinator::client::output::{self, CSV_HEADER};
+use coordinator::client::{self as cluster, DEFAULT_CONNECT_TIMEOUT};
 use coordinator::input::InputLine;
 use coordinator::Source;
 use proto::{Method, Settings, SettingsError};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tables::Position;
+
+/// Output format of `solve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One human-readable line per solution.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header line.
+    Csv,
+}
+
+impl From<Format> for output::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Text => output::Format::Text,
+            Format::Jsonl => output::Format::Jsonl,
+            Format::Csv => output::Format::Csv,
+        }
+    }
+}
+
+/// How a `solve` that ran to its end went (a run that could not is an error).
+#[derive(Debug)]
+pub enum Finished {
+    /// Every line has its solutions.
+    Solved,
+    /// Some lines have no solution (an error record, or none within the limits).
+    Failed {
+        /// One position: why it has no solution (printed on stderr; a scramble set's
+        /// summary line counts its errors).
+        message: Option<String>,
+    },
+}
+
+impl Finished {
+    fn new(lines: u64, message: Option<String>) -> Finished {
+        if lines == 0 && message.is_none() {
+            Finished::Solved
+        } else {
+            Finished::Failed { message }
+        }
+    }
+}
 
 /// `--method`: the names of [`proto::Method`], each with its help line.
 fn method_parser() -> impl TypedValueParser<Value = Method> {
@@ -78,33 +123,47 @@ pub struct SolveArgs {
     coordinator: Option<String>,
     /// Continue an interrupted run into --output: the records already there are kept (but
     /// the last one, which a crash may have cut, is solved again) and their lines of
-    /// --input are skipped. With --coordinator only.
+    /// --input are skipped. JSONL and CSV records are checked against --input first: an
+    /// output written from another input is refused. With --coordinator only.
     #[arg(long, requires = "output", requires = "input")]
     resume: bool,
+    /// With --coordinator: give up after this many seconds without a working connection
+    /// to the coordinator (counted from the first attempt, and again after each loss);
+    /// 0: retry for ever.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_CONNECT_TIMEOUT.as_secs_f64())]
+    connect_timeout: f64,
+    /// With --coordinator: how long the coordinator keeps a request whose table no
+    /// connected worker holds before refusing it; 0: refuse at once.
+    #[arg(long, value_name = "SECS", default_value_t = 0.0)]
+    wait_for_workers: f64,
 }
 
 /// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
 /// executor (the embedded default), or to a cluster with `--coordinator`.
-pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
+pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished> {
     let (settings, single) = checked(&a)?;
+    let connect_timeout = seconds("--connect-timeout", a.connect_timeout)?;
+    let wait_for_workers = seconds("--wait-for-workers", a.wait_for_workers)?;
     if let Some(url) = a.coordinator.as_deref().filter(|u| !u.is_empty()) {
         if a.threads.is_some() {
             bail!("--threads sets the local solver's threads; with --coordinator each worker has its own");
         }
-        remote_solve::run(remote_solve::Options {
+        let opts = cluster::Options {
             client: common.client_config(url)?,
             settings,
-            table: a.table.clone(),
+            table: cluster::TableChoice::Unset,
             work: match (&a.position, &a.input) {
-                (Some(p), _) => remote_solve::Work::One(p.clone()),
-                (None, i) => remote_solve::Work::File(i.clone().unwrap_or_default()),
+                (Some(p), _) => cluster::Work::One(p.clone()),
+                (None, i) => cluster::Work::File(i.clone().unwrap_or_default()),
             },
             output: a.output.clone(),
-            format: a.format,
+            format: a.format.into(),
             resume: a.resume,
-            quiet: a.quiet,
-        })?;
-        return Ok(());
+            connect_timeout: Some(connect_timeout).filter(|d| !d.is_zero()),
+            wait_for_workers: Some(wait_for_workers).filter(|d| !d.is_zero()),
+        };
+        let s = remote_solve::run(opts, a.table.as_deref(), a.quiet)?;
+        return Ok(Finished::new(s.errors, s.failure));
     }
     if a.resume {
         bail!("--resume continues the output file of a cluster run; use it with --coordinator");
@@ -143,8 +202,9 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
                 Ok(())
             },
         )?;
-        let rec = Record::from_proto(got.context("no record for the position")?, &settings);
-        return write_single(&mut out, a.format, &rec);
+        let rec = got.context("no record for the position")?;
+        let failure = output::write_single(&mut out, a.format.into(), &rec, &settings)?;
+        return Ok(Finished::new(u64::from(failure.is_some()), failure));
     }
     let path = a.input.clone().unwrap_or_default();
     let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if path.as_os_str() == "-" {
@@ -161,16 +221,20 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
     }
     let start = Instant::now();
     let mut done = 0u64;
+    let mut failed = 0u64;
+    let format = a.format.into();
     let stats = coordinator::run(
         cfg,
         &pool,
         settings.clone(),
         table,
         Source::Lines(reader),
-        &mut |r| {
-            let rec = Record::from_proto(r, &settings);
-            out.write_all(rec.render(a.format).as_bytes())?;
+        &mut |rec| {
+            out.write_all(output::render(&rec, &settings, format).as_bytes())?;
             done += 1;
+            if output::failure(&rec, &settings).is_some() {
+                failed += 1;
+            }
             if let Some(b) = &bar {
                 b.inc(rec.input.len() as u64 + 1);
                 let secs = start.elapsed().as_secs_f64().max(1e-9);
@@ -186,9 +250,17 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<()> {
         b.finish_and_clear();
     }
     if !a.quiet {
-        print_summary(stats.records, stats.errors, stats.seconds);
+        print_summary(stats.records, failed, stats.seconds);
     }
-    Ok(())
+    Ok(Finished::new(failed, None))
+}
+
+/// A number of seconds from a flag: finite and not negative.
+fn seconds(flag: &str, secs: f64) -> anyhow::Result<Duration> {
+    match Duration::try_from_secs_f64(secs) {
+        Ok(d) => Ok(d),
+        Err(_) => bail!("{flag} must be a number of seconds, 0 or more"),
+    }
 }
 
 /// The flags checked and turned into settings, and the command-line position parsed:
@@ -223,33 +295,6 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
     };
     let settings = settings.validate().map_err(flag_error)?.into_inner();
     Ok((settings, single))
-}
-
-/// Writes the record of a command-line position as `solve` shows it: text shows a
-/// failure once, on stderr (the error returned), machine formats always get their record.
-pub(crate) fn write_single(
-    out: &mut dyn Write,
-    format: Format,
-    rec: &Record,
-) -> anyhow::Result<()> {
-    let failure = match &rec.outcome {
-        Err(e) => Some(e.clone()),
-        Ok(s) if s.solutions.is_empty() => {
-            Some(s.note.clone().unwrap_or_else(|| "no solution found".into()))
-        }
-        Ok(_) => None,
-    };
-    if failure.is_none() || format != Format::Text {
-        if format == Format::Csv {
-            writeln!(out, "{CSV_HEADER}")?;
-        }
-        out.write_all(rec.render(format).as_bytes())?;
-    }
-    out.flush()?;
-    if let Some(e) = failure {
-        bail!("{e}");
-    }
-    Ok(())
 }
 
 /// The closing line of a scramble set, on stderr.

@@ -110,7 +110,8 @@ fn twophase_batch_keeps_order_and_reports_bad_lines() {
         "jsonl",
         "--quiet",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    // Exit status 3: every line has its record, but some are errors.
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let text = std::fs::read_to_string(&output).unwrap();
     let recs: Vec<serde_json::Value> = text
         .lines()
@@ -257,7 +258,7 @@ fn tables_build_if_missing_builds_then_verifies_then_repairs() {
 
 /// The test seam `CUBESWARM_FAILPOINT` makes the search panic on one line of a batch:
 /// that line's record is an internal error, every other line is solved, and the run ends
-/// as a run with bad lines does (exit 0, the errors counted in the summary).
+/// as a run with bad lines does (exit 3, the errors counted in the summary).
 #[test]
 fn a_panicking_line_is_one_error_record_and_the_others_are_solved() {
     let dir = scratch("panic");
@@ -276,7 +277,7 @@ fn a_panicking_line_is_one_error_record_and_the_others_are_solved() {
         .stdin(Stdio::null())
         .output()
         .expect("run cubeswarm");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("4 positions (1 errors)"),
         "{}",
@@ -299,4 +300,132 @@ fn a_panicking_line_is_one_error_record_and_the_others_are_solved() {
             assert!(p.is_solved_by(&sol), "{r}");
         }
     }
+}
+/// Runs the binary with `args` (no tables needed), killed and failed if it runs past
+/// `limit` (a hang guard, not a timing assertion).
+fn cubeswarm_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+        .args(args)
+        .env("CUBESWARM_TABLES", tables_dir())
+        .env_remove("CUBESWARM_COORDINATOR")
+        .env_remove("CUBESWARM_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run cubeswarm");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "cubeswarm {args:?} still ran after {limit:?}:\n{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_client_gives_up_on_a_coordinator_that_never_answers() {
+    // A listener that accepts connections (the kernel's backlog) and never answers, and
+    // a port nobody listens on.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_addr = closed.local_addr().unwrap();
+    drop(closed);
+    for addr in [silent.local_addr().unwrap(), closed_addr] {
+        let url = format!("http://{addr}");
+        let o = cubeswarm_within(
+            &[
+                "solve",
+                "--coordinator",
+                &url,
+                "--method",
+                "twophase",
+                "--connect-timeout",
+                "1.5",
+                "--quiet",
+                "R U",
+            ],
+            std::time::Duration::from_secs(60),
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains(&format!(
+                "gave up on the coordinator at {url} after trying for"
+            )),
+            "{err}"
+        );
+        assert!(err.contains("last error:"), "{err}");
+    }
+}
+
+#[test]
+fn resume_refuses_an_output_written_from_another_input() {
+    let dir = scratch("resume-other");
+    let a = dir.join("a.txt");
+    let b = dir.join("b.txt");
+    std::fs::write(&a, "R U\nF2\n# note\nD L'\n").unwrap();
+    // Line 4 differs.
+    std::fs::write(&b, "R U\nF2\n# note\nB2 R\nU\n").unwrap();
+    let out = dir.join("out.jsonl");
+    let journal = concat!(
+        "{\"id\":1,\"input\":\"R U\",\"length\":2,\"millis\":0.1,\"nodes\":3,\"optimal\":false,\"solution\":\"U' R'\"}\n",
+        "{\"id\":2,\"input\":\"F2\",\"length\":1,\"millis\":0.1,\"nodes\":3,\"optimal\":false,\"solution\":\"F2\"}\n",
+        "{\"id\":4,\"input\":\"D L'\",\"length\":2,\"millis\":0.1,\"nodes\":3,\"optimal\":false,\"solution\":\"L D'\"}\n",
+        "{\"id\":5,\"input\":\"U\",\"length\":1,\"millis\":0.1,\"nodes\":3,\"optimal\":false,\"solution\":\"U'\"}\n",
+    );
+    std::fs::write(&out, journal).unwrap();
+    // Nobody listens there: the refusal must come before any connection.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let o = cubeswarm_within(
+        &[
+            "solve",
+            "--coordinator",
+            &url,
+            "--method",
+            "twophase",
+            "--format",
+            "jsonl",
+            "--resume",
+            "--input",
+            b.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--quiet",
+        ],
+        std::time::Duration::from_secs(60),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("record of line 4 is for \"D L'\""), "{err}");
+    assert!(
+        err.contains("line 4 of") && err.contains("is \"B2 R\""),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        journal,
+        "the output is left as it was"
+    );
+}
+
+#[test]
+fn exit_status_and_new_flags_are_documented() {
+    let o = cubeswarm(&["solve", "--help"]);
+    let help = stdout(&o);
+    for flag in ["--connect-timeout", "--wait-for-workers"] {
+        assert!(help.contains(flag), "{help}");
+    }
+    let o = cubeswarm(&["--help"]);
+    assert!(stdout(&o).contains("Exit status"), "{}", stdout(&o));
+    let o = cubeswarm(&["solve", "--connect-timeout", "-1", "R U"]);
+    assert!(!o.status.success());
 }

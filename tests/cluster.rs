@@ -37,7 +37,8 @@ fn batch_with_good_and_bad_lines_matches_the_embedded_solver() {
         out.to_str().unwrap(),
         "--quiet",
     ]);
-    assert!(st.success(), "{err}");
+    // Exit status 3: the run ended, but the bad lines have error records.
+    assert_eq!(st.code(), Some(3), "{err}");
     check_records(&lines, &out, 20);
     // The same records as the embedded default (two-phase is deterministic).
     let local = dir.join("local.txt");
@@ -48,7 +49,7 @@ fn batch_with_good_and_bad_lines_matches_the_embedded_solver() {
         .env("CUBESWARM_TABLES", &tables)
         .output()
         .unwrap();
-    assert!(o.status.success());
+    assert_eq!(o.status.code(), Some(3));
     assert_eq!(
         std::fs::read_to_string(&out).unwrap(),
         std::fs::read_to_string(&local).unwrap()
@@ -154,7 +155,12 @@ fn a_worker_killed_and_one_stopped_past_its_lease_lose_nothing() {
     let st = w3.wait(Duration::from_secs(40));
     assert!(st.success(), "w3 after SIGTERM: {st}\n{}", w3.log());
     let st = cl.wait(Duration::from_secs(600));
-    assert!(st.success(), "{}", cl.log());
+    assert_eq!(
+        st.code(),
+        Some(3),
+        "bad lines have error records: {}",
+        cl.log()
+    );
     check_records(&lines, &out, 20);
     let log = c.log();
     assert!(log.contains("lease expired"), "no lease expired:\n{log}");
@@ -415,7 +421,7 @@ fn a_line_that_panics_on_a_worker_is_one_error_record() {
         out.to_str().unwrap(),
         "--quiet",
     ]);
-    assert!(st.success(), "{err}");
+    assert_eq!(st.code(), Some(3), "one line has no solution: {err}");
     let got = read_records(&out);
     assert_eq!(
         got.keys().copied().collect::<Vec<_>>(),

@@ -3,7 +3,10 @@
 //! `tests/golden/cases.txt` lists command lines; each case's expected standard output,
 //! standard error and exit code were recorded with the binary as it was before `solve`
 //! went through the coordinator and the in-process executor (commit 705924e). Intended
-//! changes since: `single_bad.stderr` says the parse error once instead of twice.
+//! changes since: `single_bad.stderr` says the parse error once instead of twice; the
+//! exit code is 3 (was 0 or 1) when `solve` ran to its end but lines have no solution
+//! (every batch case, whose input has bad lines, and the `*_nosol*` cases), so that a
+//! script can tell (issue 17).
 //!
 //! Compared byte for byte, except what a clock or the job split decides: the `millis`
 //! of JSONL and CSV records, and the `nodes` of optimal JSONL records (the nodes spent

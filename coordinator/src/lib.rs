@@ -16,6 +16,8 @@
 //!   through the driver.
 //! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
 //!   health and Prometheus metrics.
+//! - [`client`]: the client of a cluster (journal, reconnection, resume, the output
+//!   formats), as a library any front end can drive.
 //! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
 //!   coordinator`).
 //!
@@ -23,6 +25,7 @@
 //! table files or the network.
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod deepen;
 pub mod driver;
 pub mod executor;

@@ -13,6 +13,8 @@
 //! - [`convert`]: domain ⇄ wire, every bad message a typed [`DecodeError`].
 //! - [`error`]: the cluster's [`Error`], its one mapping to `tonic::Status`, the protocol
 //!   revision and the message size limit.
+//! - [`backoff`]: exponential backoff with jitter, for every process that dials a
+//!   coordinator (workers and clients).
 //! - [`transport`]: the bearer token, TLS and size limits every cluster process shares.
 //!
 //! Settings say *what is asked* (method, lengths, solution count, budgets); how a job runs
@@ -21,6 +23,7 @@
 //! `coordinator` depend on this crate and never on each other.
 #![warn(missing_docs)]
 
+pub mod backoff;
 pub mod convert;
 pub mod error;
 pub mod job;

@@ -1,12 +1,17 @@
 //! The client against in-process fake coordinators (tonic on 127.0.0.1:0) that answer,
 //! break, refuse or misbehave on a script, and log every request message they receive.
 
+use super::session::{Broken, CHUNK_LINES};
+use super::table::first_held;
 use super::*;
+use proto::transport::ClientConfig;
 use proto::wire::clients_server::{Clients, ClientsServer};
-use proto::{Record, Solved, Stop};
-use std::path::Path;
+use proto::{Method, Record, RecordError, Settings, Solved, Stop};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 use tables::Position;
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::{Code, Request, Response, Status};
 
@@ -202,20 +207,21 @@ fn options(url: &str, work: Work, output: Option<PathBuf>) -> Options {
             method: Method::TwoPhase,
             ..Settings::default()
         },
-        table: None,
+        table: TableChoice::Named("twophase".into()),
         work,
         output,
         format: Format::Jsonl,
         resume: false,
-        quiet: true,
+        connect_timeout: Some(Duration::from_secs(30)),
+        wait_for_workers: None,
     }
 }
 
 /// Runs the client on its own thread; a hang fails the test instead of blocking it.
-fn run_within(opts: Options) -> anyhow::Result<Summary> {
+fn run_within(opts: Options) -> Result<Summary, ClientError> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(run(opts));
+        let _ = tx.send(run(&opts, &mut Silent));
     });
     rx.recv_timeout(Duration::from_secs(60))
         .expect("the client finished within a minute")
@@ -455,7 +461,7 @@ fn resume_sends_only_what_the_journal_lacks() {
             not_utf8: std::str::from_utf8(raw).is_err(),
         };
         let rec = Record::try_from(record_for(&l)).unwrap();
-        journal.push_str(&output::Record::from_proto(rec, &settings).render(Format::Jsonl));
+        journal.push_str(&output::render(&rec, &settings, Format::Jsonl));
     }
     std::fs::write(&out, &journal[..journal.len() - 9]).unwrap();
     let mut o = options(&url, Work::File(input), Some(out.clone()));
@@ -471,23 +477,23 @@ fn resume_sends_only_what_the_journal_lacks() {
 }
 
 #[test]
-fn the_largest_h48_table_of_the_cluster_is_asked_for() {
+fn the_first_candidate_table_a_worker_holds_is_asked_for() {
     let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let candidates = names(&["h48h2k2", "h48h1k2", "h48h0k4", "h48h0k2"]);
     assert_eq!(
-        largest_h48(&names(&["h48h0k2", "h48h0k4"])),
+        first_held(&candidates, &names(&["h48h0k2", "h48h0k4"])),
         Some("h48h0k4")
     );
-    assert_eq!(largest_h48(&names(&["h48h0k2"])), Some("h48h0k2"));
     assert_eq!(
-        largest_h48(&names(&["twophase", "h48h2k2", "h48h0k4", "h48h1k2"])),
-        Some("h48h2k2")
+        first_held(&candidates, &names(&["twophase", "nonsense"])),
+        None
     );
-    assert_eq!(largest_h48(&names(&["twophase", "nonsense"])), None);
 
     let dir = scratch("tables");
     let (_rt, url, log) = serve(vec![], &["twophase", "h48h0k4", "h48h1k2"]);
     let mut o = options(&url, Work::One("U2".into()), Some(dir.join("out")));
     o.settings.method = Method::Optimal;
+    o.table = TableChoice::FirstHeld(candidates.clone());
     run_within(o).unwrap();
     let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
         panic!("Open first")
@@ -497,15 +503,10 @@ fn the_largest_h48_table_of_the_cluster_is_asked_for() {
     let (_rt, url, log) = serve(vec![], &["twophase"]);
     let mut o = options(&url, Work::One("U2".into()), None);
     o.settings.method = Method::Optimal;
+    o.table = TableChoice::FirstHeld(candidates);
     let e = run_within(o).unwrap_err();
     assert!(e.to_string().contains("holds an H48 table"), "{e}");
     assert!(log.lock().unwrap().is_empty(), "no request without a table");
-    // A named table is checked against the catalog, not asked for.
-    let mut o = options(&url, Work::One("U2".into()), None);
-    o.settings.method = Method::Optimal;
-    o.table = Some("h48h99k2".into());
-    let e = run_within(o).unwrap_err();
-    assert!(e.to_string().contains("unknown H48 table"), "{e}");
 }
 
 #[test]
@@ -536,7 +537,7 @@ fn a_coordinator_that_is_not_up_yet_is_waited_for() {
         Some(scratch("late").join("out")),
     );
     std::thread::spawn(move || {
-        let _ = tx.send(run(o));
+        let _ = tx.send(run(&o, &mut Silent));
     });
     std::thread::sleep(Duration::from_millis(400));
     let listener = rt.block_on(tokio::net::TcpListener::bind(addr)).unwrap();
@@ -550,15 +551,7 @@ fn a_coordinator_that_is_not_up_yet_is_waited_for() {
 }
 
 #[test]
-fn backoff_doubles_to_five_seconds_with_jitter() {
-    let mut b = Backoff::default();
-    let waits: Vec<Duration> = (0..10).map(|_| b.next()).collect();
-    for (i, w) in waits.iter().enumerate() {
-        let full = (BACKOFF_FIRST * 2u32.pow(i as u32)).min(BACKOFF_MAX);
-        assert!(*w >= full / 2 && *w <= full, "{i}: {w:?}");
-    }
-    b.reset();
-    assert!(b.next() <= BACKOFF_FIRST);
+fn refusals_are_final_and_the_rest_is_retried() {
     let codes = [
         (Code::Unavailable, false),
         (Code::Unknown, false),
@@ -573,4 +566,109 @@ fn backoff_doubles_to_five_seconds_with_jitter() {
         let b = Broken::status(&Status::new(code, "m"));
         assert_eq!(matches!(b, Broken::Fatal(_)), fatal, "{code:?}");
     }
+}
+
+#[test]
+fn no_worker_holding_the_table_is_final_and_the_wait_is_asked_for() {
+    let (_rt, url, log) = serve(
+        vec![Script::Refuse(
+            Code::FailedPrecondition,
+            "no connected worker holds table h48h0k4",
+        )],
+        &[],
+    );
+    let mut o = options(&url, Work::One("R U".into()), None);
+    o.table = TableChoice::Named("h48h0k4".into());
+    o.settings.method = Method::Optimal;
+    o.wait_for_workers = Some(Duration::from_millis(2500));
+    let e = run_within(o).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "coordinator refused the request: no connected worker holds table h48h0k4"
+    );
+    let log = log.lock().unwrap();
+    assert_eq!(log.len(), 1, "not retried");
+    // The refusal came at the call; the Open the fake logged is not there, so check the
+    // Open sent on a stream that answers.
+    drop(log);
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    let mut o = options(&url, Work::One("R U".into()), None);
+    o.wait_for_workers = Some(Duration::from_millis(2500));
+    run_within(o).unwrap();
+    let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
+        panic!("Open first")
+    };
+    assert_eq!(open.wait_for_workers_ms, Some(2500));
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    run_within(options(&url, Work::One("R U".into()), None)).unwrap();
+    let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
+        panic!("Open first")
+    };
+    assert_eq!(open.wait_for_workers_ms, None, "no wait unless asked");
+}
+
+#[test]
+fn a_coordinator_that_never_answers_is_given_up_within_the_bound() {
+    // Accepts connections (the kernel's backlog) and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let dir = scratch("silent");
+    let input = dir.join("in.txt");
+    write_input(&input, 20);
+    let mut o = options(&url, Work::File(input), Some(dir.join("out.jsonl")));
+    o.connect_timeout = Some(Duration::from_millis(800));
+    let e = run_within(o).unwrap_err();
+    assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("without a working connection"), "{text}");
+    assert!(text.contains(&format!("no answer from {url}")), "{text}");
+    // The status call of a table choice is bounded the same way.
+    let mut o = options(&url, Work::One("R".into()), None);
+    o.table = TableChoice::FirstHeld(vec!["h48h0k4".into()]);
+    o.connect_timeout = Some(Duration::from_millis(500));
+    let e = run_within(o).unwrap_err();
+    assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
+    drop(silent);
+}
+
+#[test]
+fn resume_refuses_an_output_of_another_input_before_sending_anything() {
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    let dir = scratch("resume-other");
+    let first = dir.join("first.txt");
+    let out = dir.join("out.jsonl");
+    write_input(&first, 40);
+    let s = run_within(options(&url, Work::File(first.clone()), Some(out.clone()))).unwrap();
+    assert_eq!(s.errors, 2);
+    let before = std::fs::read_to_string(&out).unwrap();
+    log.lock().unwrap().clear();
+    // Another input: line 12 differs.
+    let text = std::fs::read(&first).unwrap();
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    lines[11] = b"B2 D2";
+    let other = dir.join("other.txt");
+    std::fs::write(&other, lines.join(&b'\n')).unwrap();
+    let mut o = options(&url, Work::File(other), Some(out.clone()));
+    o.resume = true;
+    let e = run_within(o).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        matches!(
+            e,
+            ClientError::Journal(JournalError::InputDiffers { line: 12, .. })
+        ),
+        "{text}"
+    );
+    assert!(text.contains("is \"B2 D2\""), "{text}");
+    assert!(log.lock().unwrap().is_empty(), "nothing sent");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        before,
+        "nothing written"
+    );
+    // The same input resumes.
+    let mut o = options(&url, Work::File(first), Some(out.clone()));
+    o.resume = true;
+    let s = run_within(o).unwrap();
+    assert_eq!(s.resumed + s.records, 38);
 }

@@ -1,11 +1,14 @@
-//! Result records and their three output formats (text, JSONL, CSV).
+//! The output formats of `solve` (text, JSONL, CSV): how a [`proto::Record`] is written,
+//! the same for the embedded default and a cluster.
 
+use proto::{Record, Settings};
 use std::fmt::Write as _;
 
 /// Output format of `solve`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Format {
     /// One human-readable line per solution.
+    #[default]
     Text,
     /// One JSON object per line.
     Jsonl,
@@ -13,44 +16,97 @@ pub enum Format {
     Csv,
 }
 
-/// What solving one input line produced.
+impl Format {
+    /// The name of the format, as `--format` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+        }
+    }
+
+    /// Whether each record of this format carries its input text (text records do not).
+    pub fn carries_input(self) -> bool {
+        self != Format::Text
+    }
+}
+
+/// Renders `rec` as `settings` asked it (one or more lines, each ending in a newline).
+pub fn render(rec: &Record, settings: &Settings, format: Format) -> String {
+    Shown::new(rec, settings).render(format)
+}
+
+/// Why `rec` has no solution (an error record, or nothing found within the limits), as
+/// the output shows it; `None` when it has solutions.
+pub fn failure(rec: &Record, settings: &Settings) -> Option<String> {
+    match Shown::new(rec, settings).outcome {
+        Err(e) => Some(e),
+        Ok(s) if s.solutions.is_empty() => {
+            Some(s.note.unwrap_or_else(|| "no solution found".into()))
+        }
+        Ok(_) => None,
+    }
+}
+
+/// Writes the record of a command-line position as `solve` shows it: text shows a
+/// failure only in the returned reason (the caller prints it once, on stderr), machine
+/// formats always get their record. Returns why the position has no solution, if so.
+pub fn write_single(
+    out: &mut dyn std::io::Write,
+    format: Format,
+    rec: &Record,
+    settings: &Settings,
+) -> std::io::Result<Option<String>> {
+    let failure = failure(rec, settings);
+    if failure.is_none() || format != Format::Text {
+        if format == Format::Csv {
+            writeln!(out, "{CSV_HEADER}")?;
+        }
+        out.write_all(render(rec, settings, format).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(failure)
+}
+
+/// A record as the formats show it: moves in notation, the note of its settings.
 #[derive(Debug, Clone)]
-pub struct Record {
+struct Shown {
     /// Line number in the input (1-based), or 1 for a command-line position.
-    pub id: u64,
+    id: u64,
     /// The input text as given (trimmed).
-    pub input: String,
+    input: String,
     /// Solutions, or the reason there are none.
-    pub outcome: Result<Solved, String>,
+    outcome: Result<ShownSolved, String>,
 }
 
-/// Solutions of one position.
+/// Solutions of one position, as shown.
 #[derive(Debug, Clone)]
-pub struct Solved {
+struct ShownSolved {
     /// Each solution in canonical notation, shortest first (may be empty for a solved cube).
-    pub solutions: Vec<String>,
+    solutions: Vec<String>,
     /// Their lengths.
-    pub lengths: Vec<usize>,
+    lengths: Vec<usize>,
     /// Proved optimal (no shorter solution exists).
-    pub optimal: bool,
+    optimal: bool,
     /// Search nodes visited.
-    pub nodes: u64,
+    nodes: u64,
     /// Wall-clock milliseconds spent on this position.
-    pub millis: f64,
+    millis: f64,
     /// A note (e.g. "time limit reached") shown with the result.
-    pub note: Option<String>,
+    note: Option<String>,
 }
 
-impl Record {
+impl Shown {
     /// The record of a position as the coordinator reports it, as `settings` asked it.
-    pub fn from_proto(r: proto::Record, settings: &proto::Settings) -> Record {
-        let outcome = match r.outcome {
+    fn new(r: &Record, settings: &Settings) -> Shown {
+        let outcome = match &r.outcome {
             Err(e) => Err(e.to_string()),
             Ok(s) => {
                 let note = s.note(settings);
                 match note {
                     Some(n) if s.solutions.is_empty() => Err(n),
-                    note => Ok(Solved {
+                    note => Ok(ShownSolved {
                         lengths: s.solutions.iter().map(Vec::len).collect(),
                         solutions: s
                             .solutions
@@ -65,9 +121,9 @@ impl Record {
                 }
             }
         };
-        Record {
+        Shown {
             id: r.line,
-            input: r.input,
+            input: r.input.clone(),
             outcome,
         }
     }
@@ -84,9 +140,9 @@ fn csv_field(s: &str) -> String {
     }
 }
 
-impl Record {
+impl Shown {
     /// Renders the record (one or more lines, each ending in a newline).
-    pub fn render(&self, format: Format) -> String {
+    fn render(&self, format: Format) -> String {
         let mut out = String::new();
         match (&self.outcome, format) {
             (Err(e), Format::Text) => {
@@ -154,7 +210,7 @@ impl Record {
                 }
                 if s.solutions.is_empty() {
                     let e = s.note.clone().unwrap_or_else(|| "no solution found".into());
-                    return Record {
+                    return Shown {
                         id: self.id,
                         input: self.input.clone(),
                         outcome: Err(e),
@@ -170,48 +226,89 @@ impl Record {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proto::{RecordError, Solved, Stop};
+
+    fn settings() -> Settings {
+        Settings::default()
+    }
 
     fn ok() -> Record {
         Record {
-            id: 3,
+            line: 3,
             input: "R U".into(),
             outcome: Ok(Solved {
-                solutions: vec!["U' R'".into()],
-                lengths: vec![2],
+                solutions: vec![tables::parse_moves("U' R'").unwrap()],
                 optimal: true,
+                depth_exhausted: Some(1),
                 nodes: 10,
-                millis: 1.5,
-                note: None,
+                lookups: 4,
+                micros: 1500,
+                stop: Stop::Completed,
             }),
+        }
+    }
+
+    fn bad(id: u64, input: &str) -> Record {
+        Record {
+            line: id,
+            input: input.into(),
+            outcome: Err(RecordError::from(
+                tables::Position::parse(input).unwrap_err(),
+            )),
         }
     }
 
     #[test]
     fn jsonl_has_the_documented_fields() {
-        let line = ok().render(Format::Jsonl);
+        let line = render(&ok(), &settings(), Format::Jsonl);
         let v: serde_json::Value = serde_json::from_str(line.trim()).unwrap();
         assert_eq!(v["id"], 3);
         assert_eq!(v["input"], "R U");
         assert_eq!(v["solution"], "U' R'");
         assert_eq!(v["length"], 2);
         assert_eq!(v["optimal"], true);
-        let err = Record {
-            id: 4,
-            input: "X".into(),
-            outcome: Err("bad \"move\"".into()),
-        };
-        let v: serde_json::Value = serde_json::from_str(err.render(Format::Jsonl).trim()).unwrap();
-        assert_eq!(v["error"], "bad \"move\"");
+        assert_eq!(v["millis"], 1.5);
+        let err = bad(4, "R \"Q\"");
+        let v: serde_json::Value =
+            serde_json::from_str(render(&err, &settings(), Format::Jsonl).trim()).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("bad move"), "{v}");
+        assert_eq!(v["input"], "R \"Q\"");
     }
 
     #[test]
     fn csv_quotes_and_text_reads_well() {
-        let err = Record {
-            id: 4,
-            input: "a,b".into(),
-            outcome: Err("x".into()),
+        let err = bad(4, "a,b");
+        let csv = render(&err, &settings(), Format::Csv);
+        assert!(csv.starts_with("4,\"a,b\",,,,,,"), "{csv}");
+        assert_eq!(
+            render(&ok(), &settings(), Format::Text),
+            "3: U' R' (2 moves, optimal)\n"
+        );
+    }
+
+    #[test]
+    fn a_record_without_solutions_is_a_failure_with_its_note() {
+        let mut none = ok();
+        if let Ok(s) = &mut none.outcome {
+            s.solutions.clear();
+        }
+        let s = Settings {
+            max_length: 3,
+            ..settings()
         };
-        assert_eq!(err.render(Format::Csv), "4,\"a,b\",,,,,,x\n");
-        assert_eq!(ok().render(Format::Text), "3: U' R' (2 moves, optimal)\n");
+        assert_eq!(
+            failure(&none, &s).as_deref(),
+            Some("no solution of at most 3 moves")
+        );
+        assert_eq!(failure(&ok(), &s), None);
+        let mut out = Vec::new();
+        let why = write_single(&mut out, Format::Text, &none, &s).unwrap();
+        assert!(
+            why.is_some() && out.is_empty(),
+            "text shows it on stderr only"
+        );
+        let why = write_single(&mut out, Format::Jsonl, &none, &s).unwrap();
+        assert!(why.is_some());
+        assert!(String::from_utf8(out).unwrap().contains("\"error\""));
     }
 }

@@ -14,10 +14,17 @@
 //! Each format starts every line with the record's id (`ID: …` in text, `{"id":ID,…}`
 //! in JSONL, `ID,…` in CSV after its header), and the lines of one record (one per
 //! solution) are adjacent, so a record is a run of lines with the same id.
+//!
+//! JSONL and CSV records carry their input text too: a resume given the input file checks
+//! every kept record against the input's line of the same id (both read as streams)
+//! before it cuts or writes anything, and refuses an output written from another input.
+//! Text records do not carry their input, so a text journal cannot be checked.
 
-use crate::output::{Format, Record, CSV_HEADER};
+use super::check::{check_input, CheckError};
+use super::output::{render, Format, CSV_HEADER};
+use proto::{Record, Settings};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Why the output file cannot be used as a journal.
@@ -52,6 +59,50 @@ pub enum JournalError {
         /// The output file.
         path: PathBuf,
     },
+    /// The input file to resume from could not be read.
+    #[error("input file {path}: {source}")]
+    Input {
+        /// The input file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A kept record was written for another text than the input's line of its id: the
+    /// output file was written from another input.
+    #[error(
+        "cannot resume {output}: its record of line {line} is for {kept:?}, but line {line} \
+         of {input} is {now:?}; was it written from another input? (nothing was sent or \
+         written; give the input it was written from, or another --output)"
+    )]
+    InputDiffers {
+        /// The output file.
+        output: PathBuf,
+        /// The input file.
+        input: PathBuf,
+        /// The first line id that differs.
+        line: u64,
+        /// The input text of the kept record.
+        kept: String,
+        /// The input's text at that line.
+        now: String,
+    },
+    /// A kept record has an id that is no position line of the input (a blank line, a
+    /// comment, or past its end).
+    #[error(
+        "cannot resume {output}: it holds a record of line {line}, but line {line} of \
+         {input} is {what}; was it written from another input? (nothing was sent or \
+         written; give the input it was written from, or another --output)"
+    )]
+    InputLacks {
+        /// The output file.
+        output: PathBuf,
+        /// The input file.
+        input: PathBuf,
+        /// The kept record's line id.
+        line: u64,
+        /// What the input has there: "blank or a comment", "past its end".
+        what: &'static str,
+    },
 }
 
 /// The ids already in a journal, to be looked up in increasing order (the order of the
@@ -77,6 +128,11 @@ impl Done {
         self.ids.len()
     }
 
+    /// Whether no id is done.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
     /// Whether `id` is done. Ids must be asked in increasing order: each call skips the
     /// done ids below `id` for good.
     pub fn contains_next(&mut self, id: u64) -> bool {
@@ -98,27 +154,51 @@ pub struct Resumed {
     pub torn: bool,
 }
 
+/// The input a resumed journal must have been written from (see [`Journal::resume`]).
+pub struct ResumeInput<'a> {
+    /// Its name in messages (the input file's path).
+    pub path: &'a Path,
+    /// Its lines, from the first.
+    pub reader: Box<dyn BufRead + 'a>,
+}
+
 /// Where records go: an output file (the journal) or standard output.
 pub struct Journal {
     /// The file, or stdout. Unbuffered: each batch is one `write_all`.
     out: Box<dyn Write + Send>,
     /// How records are rendered.
     format: Format,
+    /// What was asked, for the notes records are rendered with.
+    settings: Settings,
 }
 
 impl Journal {
     /// Records to standard output (the CSV header first).
-    pub fn stdout(format: Format) -> std::io::Result<Journal> {
+    pub fn stdout(format: Format, settings: &Settings) -> std::io::Result<Journal> {
+        Journal::to_writer(Box::new(std::io::stdout()), format, settings)
+    }
+
+    /// Records to `out`, which the caller buffers if it wants (the CSV header first).
+    pub fn to_writer(
+        out: Box<dyn Write + Send>,
+        format: Format,
+        settings: &Settings,
+    ) -> std::io::Result<Journal> {
         let mut j = Journal {
-            out: Box::new(std::io::stdout()),
+            out,
             format,
+            settings: settings.clone(),
         };
         j.header()?;
         Ok(j)
     }
 
     /// A new journal at `path` (replacing any file there; the CSV header first).
-    pub fn create(path: &Path, format: Format) -> Result<Journal, JournalError> {
+    pub fn create(
+        path: &Path,
+        format: Format,
+        settings: &Settings,
+    ) -> Result<Journal, JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -127,6 +207,7 @@ impl Journal {
         let mut j = Journal {
             out: Box::new(f),
             format,
+            settings: settings.clone(),
         };
         j.header().map_err(io)?;
         Ok(j)
@@ -134,8 +215,14 @@ impl Journal {
 
     /// Reopens the journal at `path` to continue it (see the module doc): a missing or
     /// empty file is a journal with nothing done. The file is checked whole before
-    /// anything is cut from it.
-    pub fn resume(path: &Path, format: Format) -> Result<(Journal, Resumed), JournalError> {
+    /// anything is cut from it, and so are its kept records against `input` when given
+    /// (JSONL and CSV: each record's input text against the input's line of its id).
+    pub fn resume(
+        path: &Path,
+        format: Format,
+        settings: &Settings,
+        input: Option<ResumeInput<'_>>,
+    ) -> Result<(Journal, Resumed), JournalError> {
         let io = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -151,17 +238,42 @@ impl Journal {
             ScanError::NotARecord(line) => JournalError::NotARecord {
                 path: path.to_path_buf(),
                 line,
-                format: format_name(format),
+                format: format.name(),
             },
             ScanError::CsvHeader => JournalError::CsvHeader {
                 path: path.to_path_buf(),
             },
         })?;
+        if let Some(input) = input.filter(|_| format.carries_input()) {
+            f.seek(SeekFrom::Start(0)).map_err(io)?;
+            let kept = BufReader::new((&f).take(scan.keep));
+            check_input(kept, format, input.reader).map_err(|e| match e {
+                CheckError::Journal(source) => io(source),
+                CheckError::Input(source) => JournalError::Input {
+                    path: input.path.to_path_buf(),
+                    source,
+                },
+                CheckError::Differs { line, kept, now } => JournalError::InputDiffers {
+                    output: path.to_path_buf(),
+                    input: input.path.to_path_buf(),
+                    line,
+                    kept,
+                    now,
+                },
+                CheckError::Lacks { line, what } => JournalError::InputLacks {
+                    output: path.to_path_buf(),
+                    input: input.path.to_path_buf(),
+                    line,
+                    what,
+                },
+            })?;
+        }
         f.set_len(scan.keep).map_err(io)?;
         f.seek(SeekFrom::End(0)).map_err(io)?;
         let mut j = Journal {
             out: Box::new(f),
             format,
+            settings: settings.clone(),
         };
         if scan.keep == 0 {
             j.header().map_err(io)?;
@@ -180,7 +292,7 @@ impl Journal {
     pub fn write(&mut self, records: &[Record]) -> std::io::Result<()> {
         let mut text = String::new();
         for r in records {
-            text.push_str(&r.render(self.format));
+            text.push_str(&render(r, &self.settings, self.format));
         }
         self.out.write_all(text.as_bytes())?;
         self.out.flush()
@@ -191,14 +303,6 @@ impl Journal {
             self.out.write_all(format!("{CSV_HEADER}\n").as_bytes())?;
         }
         self.out.flush()
-    }
-}
-
-fn format_name(f: Format) -> &'static str {
-    match f {
-        Format::Text => "text",
-        Format::Jsonl => "jsonl",
-        Format::Csv => "csv",
     }
 }
 
@@ -284,6 +388,13 @@ fn scan(mut r: impl BufRead, format: Format) -> Result<Scan, ScanError> {
 
 /// The id a complete output line starts with, `None` if it is not a record's line.
 fn line_id(line: &[u8], format: Format) -> Option<u64> {
+    line_record(line, format).map(|(id, _)| id)
+}
+
+/// The id a complete output line starts with and the input text it carries (JSONL and
+/// CSV; `None` for text, or a CSV input that cannot be read back), `None` if it is not a
+/// record's line.
+pub(super) fn line_record(line: &[u8], format: Format) -> Option<(u64, Option<String>)> {
     let text = std::str::from_utf8(line).ok()?;
     let digits = |s: &str| {
         if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
@@ -293,23 +404,61 @@ fn line_id(line: &[u8], format: Format) -> Option<u64> {
         }
     };
     match format {
-        Format::Text => text.split_once(": ").and_then(|(id, _)| digits(id)),
-        Format::Csv => text.split_once(',').and_then(|(id, _)| digits(id)),
+        Format::Text => text
+            .split_once(": ")
+            .and_then(|(id, _)| digits(id))
+            .map(|id| (id, None)),
+        Format::Csv => text
+            .split_once(',')
+            .and_then(|(id, rest)| Some((digits(id)?, csv_first_field(rest)))),
         Format::Jsonl => {
-            /// The one field of a JSONL record the journal needs.
+            /// The fields of a JSONL record the journal needs.
             #[derive(serde::Deserialize)]
-            struct IdOnly {
+            struct IdInput {
                 id: u64,
+                input: Option<String>,
             }
-            serde_json::from_str::<IdOnly>(text).ok().map(|r| r.id)
+            serde_json::from_str::<IdInput>(text)
+                .ok()
+                .map(|r| (r.id, r.input))
         }
     }
+}
+
+/// The first field of a CSV line's rest (quoted or not), `None` if a quote is not closed.
+fn csv_first_field(rest: &str) -> Option<String> {
+    let Some(quoted) = rest.strip_prefix('"') else {
+        return Some(rest.split(',').next().unwrap_or("").to_string());
+    };
+    let mut out = String::new();
+    let mut chars = quoted.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '"' {
+            if chars.peek() == Some(&'"') {
+                chars.next();
+                out.push('"');
+            } else {
+                return Some(out);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::Solved;
+    use proto::{RecordError, Solved, Stop};
+
+    fn settings() -> Settings {
+        Settings::default()
+    }
+
+    fn show(r: &Record, f: Format) -> String {
+        render(r, &settings(), f)
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let d =
@@ -321,24 +470,30 @@ mod tests {
 
     fn solved(id: u64, solutions: &[&str]) -> Record {
         Record {
-            id,
+            line: id,
             input: format!("scramble {id}, quoted \"x\""),
             outcome: Ok(Solved {
-                solutions: solutions.iter().map(|s| s.to_string()).collect(),
-                lengths: solutions.iter().map(|s| s.split(' ').count()).collect(),
+                solutions: solutions
+                    .iter()
+                    .map(|s| tables::parse_moves(s).unwrap())
+                    .collect(),
                 optimal: true,
+                depth_exhausted: None,
                 nodes: 7,
-                millis: 0.5,
-                note: None,
+                lookups: 1,
+                micros: 500,
+                stop: Stop::Completed,
             }),
         }
     }
 
     fn failed(id: u64) -> Record {
         Record {
-            id,
+            line: id,
             input: "R Q".into(),
-            outcome: Err("move 2: \"Q\" is not a move, see: below".into()),
+            outcome: Err(RecordError::from(
+                tables::Position::parse("R Q").unwrap_err(),
+            )),
         }
     }
 
@@ -355,7 +510,7 @@ mod tests {
             solved(4, &["F"]),
             solved(9, &["D2 L", "L D2"]),
         ] {
-            s.push_str(&r.render(f));
+            s.push_str(&show(&r, f));
         }
         s
     }
@@ -371,7 +526,7 @@ mod tests {
             assert_eq!(s.dropped, Some(9));
             assert!(!s.torn);
             // Cut right before record 9's first line.
-            let nine = text.find(&solved(9, &["D2 L", "L D2"]).render(f)).unwrap();
+            let nine = text.find(&show(&solved(9, &["D2 L", "L D2"]), f)).unwrap();
             assert_eq!(s.keep, nine as u64, "{f:?}");
         }
     }
@@ -380,7 +535,7 @@ mod tests {
     fn a_torn_last_line_goes_with_its_record() {
         for f in FORMATS {
             let text = sample(f);
-            let nine = text.find(&solved(9, &["D2 L", "L D2"]).render(f)).unwrap();
+            let nine = text.find(&show(&solved(9, &["D2 L", "L D2"]), f)).unwrap();
             // Cut inside record 9's second line, and just after its first line (a
             // record torn between two of its lines): record 9 goes whole.
             let first_end = nine + text[nine..].find('\n').unwrap() + 1;
@@ -393,7 +548,7 @@ mod tests {
             }
             // Torn inside record 9's first line: the torn line may show any id (or none),
             // so it goes, and so does the last whole record, 4.
-            let four = text.find(&solved(4, &["F"]).render(f)).unwrap();
+            let four = text.find(&show(&solved(4, &["F"]), f)).unwrap();
             for cut in [nine + 1, nine + 2, nine + 7] {
                 let s = scan(&text.as_bytes()[..cut], f).unwrap();
                 assert_eq!(s.ids, vec![1, 3], "{f:?} cut at {cut}");
@@ -458,7 +613,9 @@ mod tests {
         let dir = scratch("foreign");
         let p = dir.join("notes.txt");
         std::fs::write(&p, &mixed).unwrap();
-        let e = Journal::resume(&p, Format::Text).err().unwrap();
+        let e = Journal::resume(&p, Format::Text, &settings(), None)
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("line 2"), "{e}");
         assert_eq!(std::fs::read_to_string(&p).unwrap(), mixed);
     }
@@ -471,7 +628,7 @@ mod tests {
             let text = sample(f);
             // Torn inside record 9, without a newline at the end.
             std::fs::write(&p, &text[..text.len() - 4]).unwrap();
-            let (mut j, r) = Journal::resume(&p, f).unwrap();
+            let (mut j, r) = Journal::resume(&p, f, &settings(), None).unwrap();
             assert_eq!(r.dropped, Some(9));
             assert!(r.torn);
             let mut done = r.done;
@@ -482,7 +639,7 @@ mod tests {
                 .unwrap();
             drop(j);
             let mut want = text.clone();
-            want.push_str(&failed(10).render(f));
+            want.push_str(&show(&failed(10), f));
             assert_eq!(std::fs::read_to_string(&p).unwrap(), want, "{f:?}");
         }
     }
@@ -492,7 +649,7 @@ mod tests {
         let dir = scratch("fresh");
         for f in FORMATS {
             let p = dir.join(format!("new-{f:?}"));
-            let (mut j, r) = Journal::resume(&p, f).unwrap();
+            let (mut j, r) = Journal::resume(&p, f, &settings(), None).unwrap();
             assert_eq!((r.done.len(), r.dropped, r.torn), (0, None, false));
             j.write(&[failed(2)]).unwrap();
             drop(j);
@@ -501,10 +658,10 @@ mod tests {
             } else {
                 String::new()
             };
-            let want = format!("{header}{}", failed(2).render(f));
+            let want = format!("{header}{}", show(&failed(2), f));
             assert_eq!(std::fs::read_to_string(&p).unwrap(), want);
             // Resuming that file drops record 2 and keeps the header.
-            let (_, r) = Journal::resume(&p, f).unwrap();
+            let (_, r) = Journal::resume(&p, f, &settings(), None).unwrap();
             assert_eq!((r.done.len(), r.dropped), (0, Some(2)));
             assert_eq!(std::fs::read_to_string(&p).unwrap(), header);
         }
@@ -529,16 +686,85 @@ mod tests {
         let dir = scratch("create");
         let p = dir.join("out.csv");
         std::fs::write(&p, "old content\n").unwrap();
-        let mut j = Journal::create(&p, Format::Csv).unwrap();
+        let mut j = Journal::create(&p, Format::Csv, &settings()).unwrap();
         j.write(&[solved(1, &["R", "L"])]).unwrap();
         let got = std::fs::read_to_string(&p).unwrap();
         assert_eq!(
             got,
             format!(
                 "{CSV_HEADER}\n{}",
-                solved(1, &["R", "L"]).render(Format::Csv)
+                show(&solved(1, &["R", "L"]), Format::Csv)
             )
         );
-        assert!(Journal::create(&dir.join("no/such/dir"), Format::Text).is_err());
+        assert!(Journal::create(&dir.join("no/such/dir"), Format::Text, &settings()).is_err());
+    }
+
+    #[test]
+    fn kept_records_are_checked_against_the_input() {
+        for f in [Format::Jsonl, Format::Csv] {
+            let text = sample(f);
+            // Record 9 would be dropped by a resume: keep what precedes it.
+            let nine = text.find(&show(&solved(9, &["D2 L", "L D2"]), f)).unwrap();
+            let kept = &text.as_bytes()[..nine];
+            let line = |id: u64| solved(id, &[]).input;
+            // The input of the records: line 1, a comment at 2, 3 "R Q", line 4.
+            let good = format!("{}\n# c\nR Q\n  {}  \nX\n", line(1), line(4));
+            check_input(kept, f, good.as_bytes()).unwrap();
+            let other = format!("{}\n# c\nR Q\nU2\n", line(1));
+            match check_input(kept, f, other.as_bytes()) {
+                Err(CheckError::Differs { line: 4, kept, now }) => {
+                    assert_eq!((kept.as_str(), now.as_str()), (line(4).as_str(), "U2"));
+                }
+                e => panic!("{f:?}: {e:?}"),
+            }
+            let blank = format!("{}\n# c\n\n{}\n", line(1), line(4));
+            assert!(matches!(
+                check_input(kept, f, blank.as_bytes()),
+                Err(CheckError::Lacks {
+                    line: 3,
+                    what: "blank or a comment"
+                })
+            ));
+            let short = format!("{}\n# c\nR Q\n", line(1));
+            assert!(matches!(
+                check_input(kept, f, short.as_bytes()),
+                Err(CheckError::Lacks {
+                    line: 4,
+                    what: "past its end"
+                })
+            ));
+        }
+        // Text records carry no input: resume does not check them.
+        let dir = scratch("check-text");
+        let p = dir.join("out.txt");
+        std::fs::write(&p, sample(Format::Text)).unwrap();
+        let input = ResumeInput {
+            path: Path::new("in.txt"),
+            reader: Box::new(&b"nothing alike\n"[..]),
+        };
+        assert!(Journal::resume(&p, Format::Text, &settings(), Some(input)).is_ok());
+        // A JSONL journal of another input is left as it was.
+        let p = dir.join("out.jsonl");
+        let text = sample(Format::Jsonl);
+        std::fs::write(&p, &text).unwrap();
+        let input = ResumeInput {
+            path: Path::new("in.txt"),
+            reader: Box::new(&b"U\nU\nU\nU\n"[..]),
+        };
+        let e = Journal::resume(&p, Format::Jsonl, &settings(), Some(input))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("line 1 of in.txt is \"U\""), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
+    }
+
+    #[test]
+    fn csv_fields_are_read_back_with_their_quotes() {
+        assert_eq!(
+            csv_first_field("\"a,\"\"b\"\"\",x,y").as_deref(),
+            Some("a,\"b\"")
+        );
+        assert_eq!(csv_first_field("plain,x").as_deref(), Some("plain"));
+        assert_eq!(csv_first_field("\"open").as_deref(), None);
     }
 }

@@ -1,5 +1,5 @@
-//! Exponential backoff with jitter: how long a worker waits between attempts to reach a
-//! coordinator that is away, so that a fleet does not reconnect in lockstep.
+//! Exponential backoff with jitter: how long a worker or a client waits between attempts to
+//! reach a coordinator that is away, so that a fleet does not reconnect in lockstep.
 
 use std::time::Duration;
 use tables::SplitMix64;

@@ -1,0 +1,166 @@
+//! The client of a cluster: what `cubeswarm solve --coordinator URL` does, as a library,
+//! so that any front end drives a cluster with the same guarantees.
+//!
+//! # Layout
+//! - [`options`]: [`Options`] (what to solve, where, how long to try) and the
+//!   [`Summary`] of a run.
+//! - [`run`]: the whole run for [`Options`]: the table to ask for, the output (the
+//!   [`Journal`], resumed or new), the input reader, the session, the summary.
+//! - [`session`]: one request over as many `Clients.Solve` streams as it takes:
+//!   reconnection with backoff, pending lines sent again, the proved-empty depth carried.
+//! - [`journal`]: the output file as the client's journal; `resume` reads it back and
+//!   checks it against the input (`check`).
+//! - [`output`]: the output formats (text, JSONL, CSV), shared with the embedded default.
+//! - [`observer`]: what a front end is told (records, progress, [`Notice`]s); the library
+//!   draws nothing.
+//! - `reader`, `resume`, `table`, `outage`: the input thread, opening the output, the
+//!   table asked for, the bound on the time without a working connection.
+//! - [`error`]: why a run failed, [`ClientError`].
+//!
+//! The client keeps no state but the output file, so a coordinator restart loses and
+//! duplicates nothing: what has a record is in the journal, the rest is sent again.
+//! Everything runs on one current-thread tokio runtime; the input is read on its own
+//! thread into a bounded channel.
+
+mod check;
+pub mod error;
+pub mod journal;
+pub mod observer;
+pub mod options;
+mod outage;
+pub mod output;
+mod reader;
+mod resume;
+pub mod session;
+mod table;
+
+pub use error::ClientError;
+pub use journal::{Done, Journal, JournalError, Resumed};
+pub use observer::{Notice, Observer, Silent};
+pub use options::{Options, Summary, TableChoice, Work, DEFAULT_CONNECT_TIMEOUT};
+pub use output::Format;
+
+use outage::Outage;
+use proto::wire as w;
+use reader::{spawn_reader, READ_AHEAD};
+use session::{Session, Sink};
+use std::io::{BufRead, BufReader, Write};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+/// Runs `opts` on its cluster: writes what a local `solve` writes, and tells `observer`
+/// how it goes. One position without a solution is not an error: see
+/// [`Summary::failure`].
+pub fn run(opts: &Options, observer: &mut dyn Observer) -> Result<Summary, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ClientError::Runtime)?
+        .block_on(run_async(opts, observer))
+}
+
+/// [`run`] on the caller's runtime.
+pub async fn run_async(
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<Summary, ClientError> {
+    // Settings that can never work fail now, before any connection.
+    opts.client.endpoint()?;
+    opts.client.auth()?;
+    let start = Instant::now();
+    let mut outage = Outage::new(opts.connect_timeout.filter(|d| !d.is_zero()));
+    let table = table::choose_table(&opts.client, &opts.table, &mut outage, observer).await?;
+    let open = w::Open {
+        settings: Some((&opts.settings).into()),
+        table,
+        wait_for_workers_ms: opts
+            .wait_for_workers
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+            .filter(|&ms| ms > 0),
+    };
+    match &opts.work {
+        Work::One(text) => {
+            // Opened before solving, as locally: a bad path fails at once.
+            let mut out: Box<dyn Write> = match &opts.output {
+                Some(p) => Box::new(std::fs::File::create(p).map_err(|source| {
+                    ClientError::Journal(JournalError::Io {
+                        path: p.clone(),
+                        source,
+                    })
+                })?),
+                None => Box::new(std::io::stdout()),
+            };
+            let line = w::Line {
+                id: 1,
+                text: text.clone(),
+                proved_empty: None,
+                not_utf8: false,
+            };
+            let skipped = Arc::new(AtomicU64::new(0));
+            let mut s = Session::new(
+                &opts.client,
+                open,
+                &opts.settings,
+                Sink::One(None),
+                observer,
+                outage,
+                skipped,
+            );
+            s.pending.push_back(line);
+            s.run().await?;
+            let Sink::One(Some(rec)) = s.sink else {
+                return Err(ClientError::NoRecord);
+            };
+            let failure = output::write_single(&mut out, opts.format, &rec, &opts.settings)
+                .map_err(ClientError::Write)?;
+            Ok(Summary {
+                records: s.records,
+                errors: u64::from(failure.is_some()),
+                resumed: 0,
+                reconnections: s.reconnections,
+                seconds: start.elapsed().as_secs_f64(),
+                failure,
+            })
+        }
+        Work::File(path) => {
+            let (journal, done, resumed) = resume::open_journal(opts, observer)?;
+            let reader: Box<dyn BufRead + Send> = if path.as_os_str() == "-" {
+                Box::new(BufReader::new(std::io::stdin()))
+            } else {
+                let f = std::fs::File::open(path).map_err(|source| ClientError::Input {
+                    path: path.clone(),
+                    source,
+                })?;
+                Box::new(BufReader::with_capacity(1 << 16, f))
+            };
+            let skipped = Arc::new(AtomicU64::new(0));
+            let (tx, rx) = mpsc::channel(READ_AHEAD);
+            spawn_reader(reader, done, tx, Arc::clone(&skipped)).map_err(ClientError::Reader)?;
+            let mut s = Session::new(
+                &opts.client,
+                open,
+                &opts.settings,
+                Sink::Journal(journal),
+                observer,
+                outage,
+                skipped,
+            );
+            s.input = Some(rx);
+            s.input_path = path.clone();
+            s.run().await?;
+            Ok(Summary {
+                records: s.records,
+                errors: s.errors,
+                resumed,
+                reconnections: s.reconnections,
+                seconds: start.elapsed().as_secs_f64(),
+                failure: None,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

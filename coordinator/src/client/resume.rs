@@ -1,0 +1,61 @@
+//! The output of a scramble set: new, resumed (checked against the input), or standard
+//! output.
+
+use super::error::ClientError;
+use super::journal::{Done, Journal, ResumeInput};
+use super::observer::{Notice, Observer};
+use super::options::{Options, Work};
+use std::io::BufReader;
+
+/// The journal of `opts`, the ids already done, and how many records were kept.
+pub(super) fn open_journal(
+    opts: &Options,
+    observer: &mut dyn Observer,
+) -> Result<(Journal, Done, u64), ClientError> {
+    let Some(path) = &opts.output else {
+        if opts.resume {
+            return Err(ClientError::ResumeWithoutOutput);
+        }
+        let j = Journal::stdout(opts.format, &opts.settings).map_err(ClientError::Write)?;
+        return Ok((j, Done::default(), 0));
+    };
+    let input = match &opts.work {
+        Work::File(input) if input.as_os_str() != "-" => Some(input),
+        _ => None,
+    };
+    if let Some(input) = input {
+        if let (Ok(a), Ok(b)) = (std::fs::canonicalize(input), std::fs::canonicalize(path)) {
+            if a == b {
+                return Err(ClientError::OutputIsInput(path.clone()));
+            }
+        }
+    }
+    if !opts.resume {
+        let j = Journal::create(path, opts.format, &opts.settings)?;
+        return Ok((j, Done::default(), 0));
+    }
+    // The kept records are checked against the input file they must come from
+    // (standard input cannot be read twice: not checked).
+    let check = match input {
+        Some(p) => {
+            let f = std::fs::File::open(p).map_err(|source| ClientError::Input {
+                path: p.clone(),
+                source,
+            })?;
+            Some(ResumeInput {
+                path: p,
+                reader: Box::new(BufReader::with_capacity(1 << 16, f)),
+            })
+        }
+        None => None,
+    };
+    let (journal, r) = Journal::resume(path, opts.format, &opts.settings, check)?;
+    let kept = r.done.len() as u64;
+    observer.notice(&Notice::Resumed {
+        path: path.clone(),
+        kept,
+        dropped: r.dropped,
+        torn: r.torn,
+    });
+    Ok((journal, r.done, kept))
+}

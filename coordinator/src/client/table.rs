@@ -1,0 +1,60 @@
+//! The table a request names: given, or the first of a list of candidates that a
+//! connected worker holds (asked of the coordinator).
+
+use super::error::ClientError;
+use super::observer::Observer;
+use super::options::TableChoice;
+use super::outage::Outage;
+use super::session::{retrying, Broken};
+use proto::transport::{self, ClientConfig};
+use proto::wire as w;
+
+/// The table every job of the request needs.
+pub(super) async fn choose_table(
+    cfg: &ClientConfig,
+    choice: &TableChoice,
+    outage: &mut Outage,
+    observer: &mut dyn Observer,
+) -> Result<String, ClientError> {
+    match choice {
+        TableChoice::Named(t) => Ok(t.clone()),
+        TableChoice::Unset => Err(ClientError::NoTable {
+            url: cfg.url.clone(),
+        }),
+        TableChoice::FirstHeld(candidates) => {
+            let status = cluster_status(cfg, outage, observer).await?;
+            let held: Vec<String> = status.workers.into_iter().flat_map(|w| w.tables).collect();
+            first_held(candidates, &held)
+                .map(str::to_string)
+                .ok_or_else(|| ClientError::NoTable {
+                    url: cfg.url.clone(),
+                })
+        }
+    }
+}
+
+/// The first of `candidates` that is in `held`.
+pub(super) fn first_held<'a>(candidates: &'a [String], held: &[String]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .find(|c| held.contains(c))
+        .map(String::as_str)
+}
+
+/// `Clients.Status`, retried like a broken stream.
+pub(super) async fn cluster_status(
+    cfg: &ClientConfig,
+    outage: &mut Outage,
+    observer: &mut dyn Observer,
+) -> Result<w::ClusterStatus, ClientError> {
+    retrying(cfg, outage, observer, || async {
+        let channel = cfg.connect().await.map_err(Broken::transport)?;
+        let auth = cfg.auth().map_err(|e| Broken::Fatal(e.into()))?;
+        transport::clients_client(channel, auth)
+            .status(w::StatusRequest {})
+            .await
+            .map(tonic::Response::into_inner)
+            .map_err(|s| Broken::status(&s))
+    })
+    .await
+}
