@@ -6,6 +6,7 @@ mod coordinator_cmd;
 mod journal;
 mod local;
 mod output;
+mod progress;
 mod remote_solve;
 mod show;
 mod solve_cmd;

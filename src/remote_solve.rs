@@ -263,10 +263,10 @@ fn spawn_reader(
 /// largest H48 table a connected worker holds.
 async fn choose_table(opts: &Options) -> anyhow::Result<String> {
     if opts.settings.method == Method::TwoPhase {
-        return Ok(worker::catalog::TWOPHASE.to_string());
+        return Ok(proto::catalog::TWOPHASE.to_string());
     }
     if let Some(t) = &opts.table {
-        return match worker::catalog::find(t) {
+        return match proto::catalog::find(t) {
             Some(e) if e.method == Method::Optimal => Ok(t.clone()),
             _ => Err(anyhow!(
                 "unknown H48 table {t:?}; `cubeswarm tables list` shows the known ones"
@@ -286,7 +286,7 @@ async fn choose_table(opts: &Options) -> anyhow::Result<String> {
 
 /// The H48 table of `names` with the most entries, by the catalog's one rule.
 fn largest_h48(names: &[String]) -> Option<&'static str> {
-    worker::catalog::largest_h48_where(|e| names.iter().any(|n| n == e.name))
+    proto::catalog::largest_h48_where(|e| names.iter().any(|n| n == e.name))
 }
 
 /// `Clients.Status`, retried like a broken stream.

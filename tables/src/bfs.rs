@@ -28,7 +28,7 @@
 //! pool: run inside `ThreadPool::install` to choose the thread count).
 
 use crate::packed::{AtomicPacked4, Packed2, Packed4, UNSET};
-use crate::progress::Progress;
+use crate::progress::{Progress, Silent};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
@@ -87,8 +87,6 @@ pub struct BfsOptions {
     /// [`MAX_DEPTH`]). Entries farther away are stored as `max_depth + 1`, a valid lower
     /// bound.
     pub max_depth: u8,
-    /// Draw a progress bar per level (only ever drawn on a terminal).
-    pub progress: bool,
     /// Forward, backward or automatic choice per level.
     pub direction: Direction,
 }
@@ -98,7 +96,6 @@ impl Default for BfsOptions {
         BfsOptions {
             name: "table".into(),
             max_depth: MAX_DEPTH,
-            progress: true,
             direction: Direction::Auto,
         }
     }
@@ -141,7 +138,7 @@ fn zero_nibbles(v: u64) -> u64 {
 }
 
 /// Calls `f(first_entry, words)` on every chunk in parallel, ticking `progress`, and sums.
-fn for_chunks<F>(work: &AtomicPacked4, progress: &Progress, f: F) -> u64
+fn for_chunks<F>(work: &AtomicPacked4, progress: &dyn Progress, f: F) -> u64
 where
     F: Fn(u64, &[AtomicU64]) -> u64 + Sync + Send,
 {
@@ -159,7 +156,7 @@ where
 }
 
 /// Forward pass: sets the unset neighbours of depth-`d` entries to `d + 1`; returns how many.
-fn forward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Progress) -> u64 {
+fn forward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &dyn Progress) -> u64 {
     let size = work.len();
     let pattern = u64::from(d) * NIBBLE_LOW_BITS;
     let next = d + 1;
@@ -190,7 +187,7 @@ fn forward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Pro
 
 /// Backward pass: sets every unset entry with a neighbour at depth `d` to `d + 1`; returns
 /// how many.
-fn backward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Progress) -> u64 {
+fn backward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &dyn Progress) -> u64 {
     let size = work.len();
     let next = u64::from(d + 1);
     for_chunks(work, progress, |first, words| {
@@ -225,7 +222,7 @@ fn backward<S: PruneSpace>(space: &S, work: &AtomicPacked4, d: u8, progress: &Pr
 /// Sets every unset entry to `cap`; returns how many there were.
 fn fill_unset(work: &AtomicPacked4, cap: u8) -> u64 {
     let size = work.len();
-    for_chunks(work, &Progress::hidden(), |first, words| {
+    for_chunks(work, &Silent, |first, words| {
         let mut n = 0u64;
         for (j, word) in words.iter().enumerate() {
             let base = first + j as u64 * 16;
@@ -252,6 +249,19 @@ fn fill_unset(work: &AtomicPacked4, cap: u8) -> u64 {
 /// # Panics
 /// If a solved index is `>= space.size()` (a bug in the space).
 pub fn generate<S: PruneSpace>(space: &S, opts: &BfsOptions) -> Generated {
+    generate_with(space, opts, &Silent)
+}
+
+/// [`generate`], reporting each level to `progress` (one step per level, labelled with
+/// [`BfsOptions::name`], `space.size()` units long).
+///
+/// # Panics
+/// If a solved index is `>= space.size()` (a bug in the space).
+pub fn generate_with<S: PruneSpace>(
+    space: &S,
+    opts: &BfsOptions,
+    progress: &dyn Progress,
+) -> Generated {
     let size = space.size();
     let max_depth = opts.max_depth.min(MAX_DEPTH);
     let work = AtomicPacked4::new(size);
@@ -272,18 +282,14 @@ pub fn generate<S: PruneSpace>(space: &S, opts: &BfsOptions) -> Generated {
             Direction::BackwardOnly => true,
         };
         let how = if back { "backward" } else { "forward" };
-        let progress = Progress::new_if(
-            opts.progress,
-            format!("{} depth {} ({how})", opts.name, d + 1),
-            size,
-        );
+        progress.start(&format!("{} depth {} ({how})", opts.name, d + 1), size);
         let found = if back {
             backward_from.get_or_insert(d + 1);
-            backward(space, &work, d, &progress)
+            backward(space, &work, d, progress)
         } else {
-            forward(space, &work, d, &progress)
+            forward(space, &work, d, progress)
         };
-        progress.finish(format!(
+        progress.finish(&format!(
             "{} depth {}: {found} entries ({how})",
             opts.name,
             d + 1
@@ -485,7 +491,6 @@ mod tests {
         let opts = BfsOptions {
             name: "test".into(),
             max_depth,
-            progress: false,
             direction,
         };
         let g = generate(space, &opts);

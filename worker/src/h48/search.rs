@@ -37,13 +37,10 @@ use super::cocsep::Cocsep;
 use super::coords::{Coords, ESEP};
 use crate::StopToken;
 use proto::Stop;
-use tables::canonical::{allowed_after, AFTER, START};
+use tables::canonical::{allowed_after, is_canonical, AFTER, START};
 use tables::moves::MOVE_CUBES;
 use tables::packed::{Packed2, Packed4};
 use tables::{Cube, Move};
-
-/// The canonical-move rule, [`tables::canonical`]'s (kept here for existing callers).
-pub use tables::canonical::{can_follow, is_canonical};
 
 /// A pruning table as the search reads it.
 pub trait Lookup: Sync + Send {
@@ -943,6 +940,7 @@ fn expand<L: Lookup>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tables::canonical::can_follow;
 
     #[test]
     fn canonical_rules() {

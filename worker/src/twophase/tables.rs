@@ -35,6 +35,7 @@ use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
 use ::tables::coord::{Composite, Coord, MoveTable, SymComposite, SymCoord, TransformTable};
 use ::tables::packed::{nibble, Packed4};
+use ::tables::progress::Progress;
 use ::tables::tablefile::{table_path, write_table, TableFile, TableFileError, TableMeta};
 use ::tables::{Cube, Move, NSYM_UD};
 use rayon::prelude::*;
@@ -232,10 +233,10 @@ impl TwoPhaseTables {
         Ok(())
     }
 
-    /// Opens the tables in `dir`, first building any file that is missing (with progress
-    /// bars when `progress` is set and stderr is a terminal). A file that exists but is
+    /// Opens the tables in `dir`, first building any file that is missing (reporting to
+    /// `progress`). A file that exists but is
     /// damaged is an error, not silently rebuilt.
-    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, Error> {
+    pub fn open_or_build(dir: &Path, progress: &dyn Progress) -> Result<Self, Error> {
         for name in TwoPhaseTables::missing(dir) {
             TwoPhaseTables::build(dir, name, progress)?;
         }
@@ -261,7 +262,7 @@ impl TwoPhaseTables {
     /// Builds table `name` (one of [`TwoPhaseTables::table_names`]) into `dir`, replacing
     /// any existing file atomically. Building `twophase-p1` also writes `twophase-fsym`
     /// (the two share their class numbering).
-    pub fn build(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
+    pub fn build(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
         match name {
             FSYM_NAME => {
                 let sym = SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD);
@@ -270,25 +271,25 @@ impl TwoPhaseTables {
             P1_NAME => {
                 let space = SymComposite::new(Composite::new(Flip, UdSlice), Twist, NSYM_UD);
                 write_fsym(dir, &space.sym)?;
-                let generated = bfs::generate(
+                let generated = bfs::generate_with(
                     &space,
                     &BfsOptions {
                         name: P1_NAME.into(),
-                        progress,
                         ..BfsOptions::default()
                     },
+                    progress,
                 );
                 write_packed4(dir, P1_NAME, &generated.table)?;
             }
             P2_NAME => {
                 let space = Phase2Space(SymComposite::new(CornerPerm, Edge8Perm, NSYM_UD));
-                let generated = bfs::generate(
+                let generated = bfs::generate_with(
                     &space,
                     &BfsOptions {
                         name: P2_NAME.into(),
-                        progress,
                         ..BfsOptions::default()
                     },
+                    progress,
                 );
                 write_packed4(dir, P2_NAME, &generated.table)?;
             }
@@ -608,7 +609,6 @@ impl SmallTables {
             .collect();
         let quiet = |name: &str| BfsOptions {
             name: name.into(),
-            progress: false,
             ..BfsOptions::default()
         };
         let cs = bfs::generate(&Phase2Space(corner_slice), &quiet("twophase corner-slice"));
@@ -658,7 +658,7 @@ mod tests {
 
     fn tables() -> (TwoPhaseTables, Vec<u32>) {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
-        let t = TwoPhaseTables::open_or_build(&dir, false).unwrap();
+        let t = TwoPhaseTables::open_or_build(&dir, &::tables::progress::Silent).unwrap();
         let fsym = decode_fsym(&TableFile::open(table_path(&dir, FSYM_NAME), FSYM_NAME).unwrap());
         (t, fsym.unwrap())
     }
