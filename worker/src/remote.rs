@@ -12,8 +12,8 @@
 //!   [`backoff`], draining on shutdown ([`serve`]); and [`run`], the whole process
 //!   (fetch, check, open, serve) that `cubeswarm worker` calls.
 //! - [`backoff`]: exponential backoff with jitter between connection attempts.
-//! - [`health`]: a tiny HTTP/1.1 responder for probes: `/healthz` (the process runs) and
-//!   `/readyz` (tables checked, not draining).
+//! - [`health`]: the probes over HTTP (axum, like the coordinator's metrics): `/healthz`
+//!   (the process runs) and `/readyz` (tables checked, not draining).
 //!
 //! Liveness never depends on the coordinator: a worker whose coordinator is away keeps
 //! retrying and stays live; only a refusal (wrong token, other version, a table whose
