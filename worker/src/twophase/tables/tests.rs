@@ -1,3 +1,4 @@
+use super::small::flip_conjugation;
 use super::*;
 use ::tables::SplitMix64;
 
