@@ -21,6 +21,10 @@
 //!    again elsewhere), closes the stream (which hands back anything unanswered), and
 //!    returns. A worker that is not connected returns at once. A coordinator's Drain
 //!    does the same, then the worker dials again (the coordinator is restarting).
+//!
+//! Layout: `prepare` (tables fetched, checked, opened), `link` (one connection: dial,
+//! Hello, Welcome, how it ends), `conn` (the jobs, results, heartbeats and drain of an
+//! established stream); the process-wide loop ([`run`], [`serve`]) is here.
 
 mod conn;
 mod link;
@@ -35,7 +39,7 @@ use super::health::Health;
 use super::tableset::{TableChoice, TableSet, TableSetError};
 use crate::{Engines, TableMemory};
 use proto::transport::{ClientConfig, TransportError};
-use proto::wire::{self};
+use proto::wire;
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
