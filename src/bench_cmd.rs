@@ -114,8 +114,9 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             threads,
         } => {
             let t0 = Instant::now();
-            let tables = worker::TwoPhaseSolver::open_or_build(dir, true)
-                .with_context(|| format!("two-phase tables in {}", dir.display()))?;
+            let tables =
+                worker::TwoPhaseSolver::open_or_build(dir, &crate::progress::Bars::new(true))
+                    .with_context(|| format!("two-phase tables in {}", dir.display()))?;
             eprintln!("tables ready in {:.2} s", t0.elapsed().as_secs_f64());
             let opts = worker::twophase::bench::BenchOptions {
                 max_length,
@@ -332,10 +333,7 @@ fn core(big: bool) {
     });
     black_box(c);
     rate("index: sym-composite UDSliceSorted×twist", n2, s);
-    let opts = tables::bfs::BfsOptions {
-        progress: false,
-        ..Default::default()
-    };
+    let opts = tables::bfs::BfsOptions::default();
     let (g, s) = time(|| tables::bfs::generate(&sc, &opts));
     println!(
         "{:<44} {:>12.3} s  ({} entries, {} threads)",

@@ -60,7 +60,7 @@ fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
 /// header does not open is left out, with a warning (workers fetching it would refuse it).
 fn served_files(dir: &Path) -> Vec<ServedFile> {
     let mut out = Vec::new();
-    for file in worker::catalog::files() {
+    for file in proto::catalog::files() {
         let path = tables::tablefile::table_path(dir, file);
         if !path.exists() {
             continue;
@@ -110,7 +110,7 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
         token,
         tls: a.tls_cert.clone().zip(a.tls_key.clone()),
         files,
-        known_tables: worker::catalog::names()
+        known_tables: proto::catalog::names()
             .into_iter()
             .map(String::from)
             .collect(),

@@ -4,6 +4,7 @@
 //! mapped tables) seen through the coordinator's [`coordinator::Executor`] trait; its
 //! results go into the driver's event stream like a remote worker's would.
 
+use crate::progress::Bars;
 use anyhow::Context as _;
 use coordinator::{Event, Executor, ExecutorEvent, ExecutorId, Executors};
 use proto::{Job, JobId};
@@ -86,12 +87,12 @@ pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> 
                     "no H48 table in {}; building h48h0k4 (about 60 MB, once)…",
                     dir.display()
                 );
-                worker::catalog::build(dir, "h48h0k4", true)?;
+                worker::catalog::build(dir, "h48h0k4", &Bars::new(true))?;
                 "h48h0k4".to_string()
             }
         },
     };
-    let entry = worker::catalog::find(&name)
+    let entry = proto::catalog::find(&name)
         .filter(|e| e.method == proto::Method::Optimal)
         .ok_or_else(|| {
             anyhow::anyhow!(
@@ -100,15 +101,15 @@ pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> 
         })?;
     if table.is_some() && !entry.present(dir) {
         eprintln!("table {name} is not in {}; building it…", dir.display());
-        entry.build(dir, true)?;
+        worker::catalog::build_entry(dir, entry, &Bars::new(true))?;
     }
     Ok(name)
 }
 
 /// Opens the engine for `table` ("twophase" builds its tables if missing).
 pub fn open_engine(dir: &Path, table: &str, progress: bool) -> anyhow::Result<Engine> {
-    if table == worker::catalog::TWOPHASE {
-        let s = worker::TwoPhaseSolver::open_or_build(dir, progress)
+    if table == proto::catalog::TWOPHASE {
+        let s = worker::TwoPhaseSolver::open_or_build(dir, &Bars::new(progress))
             .with_context(|| format!("two-phase tables in {}", dir.display()))?;
         return Ok(Engine::TwoPhase(s));
     }
@@ -148,8 +149,8 @@ mod tests {
     fn known_lengths_split_over_two_executors_keep_their_proofs() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tables");
         std::fs::create_dir_all(&dir).unwrap();
-        if !worker::catalog::find("h48h0k4").unwrap().present(&dir) {
-            worker::catalog::build(&dir, "h48h0k4", false).unwrap();
+        if !proto::catalog::find("h48h0k4").unwrap().present(&dir) {
+            worker::catalog::build(&dir, "h48h0k4", &tables::progress::Silent).unwrap();
         }
         let engine = open_engine(&dir, "h48h0k4", false).unwrap();
         let mut pool = executor_pool(engine, 2, 1, Default::default()).unwrap();
@@ -220,8 +221,8 @@ mod tests {
     fn a_panicking_line_is_an_error_record_and_the_run_finishes() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-tables");
         std::fs::create_dir_all(&dir).unwrap();
-        if !worker::catalog::find("h48h0k4").unwrap().present(&dir) {
-            worker::catalog::build(&dir, "h48h0k4", false).unwrap();
+        if !proto::catalog::find("h48h0k4").unwrap().present(&dir) {
+            worker::catalog::build(&dir, "h48h0k4", &tables::progress::Silent).unwrap();
         }
         let engine = open_engine(&dir, "h48h0k4", false).unwrap();
         let bad = "R U F";

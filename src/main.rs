@@ -9,6 +9,7 @@
 mod bench_cmd;
 mod coordinator_cmd;
 mod local;
+mod progress;
 mod remote_solve;
 mod show;
 mod solve_cmd;

@@ -59,10 +59,10 @@ pub fn run(mut opts: Options, table: Option<&str>, quiet: bool) -> anyhow::Resul
 /// H48 tables by the catalog's rule, largest first (the first a connected worker holds).
 fn choose_table(method: Method, table: Option<&str>) -> anyhow::Result<TableChoice> {
     if method == Method::TwoPhase {
-        return Ok(TableChoice::Named(worker::catalog::TWOPHASE.to_string()));
+        return Ok(TableChoice::Named(proto::catalog::TWOPHASE.to_string()));
     }
     if let Some(t) = table {
-        return match worker::catalog::find(t) {
+        return match proto::catalog::find(t) {
             Some(e) if e.method == Method::Optimal => Ok(TableChoice::Named(t.to_string())),
             _ => Err(anyhow!(
                 "unknown H48 table {t:?}; `cubeswarm tables list` shows the known ones"
@@ -70,7 +70,7 @@ fn choose_table(method: Method, table: Option<&str>) -> anyhow::Result<TableChoi
         };
     }
     let mut order: Vec<String> = Vec::new();
-    while let Some(t) = worker::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
+    while let Some(t) = proto::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
         order.push(t.to_string());
     }
     Ok(TableChoice::FirstHeld(order))

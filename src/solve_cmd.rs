@@ -171,7 +171,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     let threads = a.threads.unwrap_or_else(default_threads).max(1);
     let table = match a.method {
         Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
-        Method::TwoPhase => worker::catalog::TWOPHASE.to_string(),
+        Method::TwoPhase => proto::catalog::TWOPHASE.to_string(),
     };
     let engine = local::open_engine(dir, &table, !a.quiet)?;
     let pool = local::executors(engine, threads)?;

@@ -1,5 +1,6 @@
 //! `cubeswarm tables list | build NAME | verify [NAME] | fetch NAME`.
 
+use crate::progress::Bars;
 use crate::Common;
 use anyhow::{bail, Context as _};
 use clap::Subcommand;
@@ -41,7 +42,7 @@ pub enum TablesAction {
 
 /// Every table file cubeswarm knows (the catalog's files, in build order).
 pub fn known_tables() -> Vec<String> {
-    worker::catalog::files()
+    proto::catalog::files()
         .into_iter()
         .map(str::to_string)
         .collect()
@@ -73,7 +74,7 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
                         t.header().meta.entries.to_string(),
                     ),
                     Err(_) if !path.exists() => {
-                        let est = worker::catalog::file_bytes(&name)
+                        let est = proto::catalog::file_bytes(&name)
                             .map(human)
                             .unwrap_or_default();
                         ("missing", est, String::new())
@@ -86,13 +87,13 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
         }
         TablesAction::Build { name, if_missing } => {
             let t = Instant::now();
-            if !known_tables().contains(&name) && worker::catalog::find(&name).is_none() {
+            if !known_tables().contains(&name) && proto::catalog::find(&name).is_none() {
                 bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
             }
             if if_missing {
                 return build_missing(dir, &name);
             }
-            worker::catalog::build_file(dir, &name, true)?;
+            worker::catalog::build_file(dir, &name, &Bars::new(true))?;
             eprintln!(
                 "built {name} in {:.1} s ({})",
                 t.elapsed().as_secs_f64(),
@@ -137,7 +138,7 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
 /// built when it is missing or fails verification.
 fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
     let mut wanted = vec![name.to_string()];
-    if let Some(e) = worker::catalog::find(name) {
+    if let Some(e) = proto::catalog::find(name) {
         wanted = e
             .files
             .iter()
@@ -154,7 +155,7 @@ fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
                     eprintln!("{file}: {e}; building it again");
                 }
                 let t = Instant::now();
-                worker::catalog::build_file(dir, &file, true)?;
+                worker::catalog::build_file(dir, &file, &Bars::new(true))?;
                 println!("{file}: built in {:.1} s", t.elapsed().as_secs_f64());
             }
         }
@@ -164,7 +165,7 @@ fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
 
 /// `tables fetch`: one attempt (an init container that fails is started again).
 fn fetch(dir: &Path, common: &Common, name: &str, url: &str) -> anyhow::Result<()> {
-    let table = worker::catalog::find(name);
+    let table = proto::catalog::find(name);
     if table.is_none() && !known_tables().iter().any(|f| f == name) {
         bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
     }

@@ -1,6 +1,7 @@
 //! The job model: the plain types the coordinator and the workers exchange.
 //!
 //! # Layout
+//! - [`catalog`]: every solver table a job can name, its files, sizes and method.
 //! - [`job`]: a [`Job`] (id, attempt, table, [`Work`]), the [`Settings`] of what is asked,
 //!   a [`JobResult`] per job with one result per position or per subtree and a [`Stop`]
 //!   reason, typed [`JobError`]s, and [`Cancel`].
@@ -24,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod backoff;
+pub mod catalog;
 pub mod convert;
 pub mod error;
 pub mod job;

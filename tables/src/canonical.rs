@@ -7,7 +7,7 @@
 //! is reachable by a canonical sequence of at most `n` moves, so searches only walk
 //! canonical sequences.
 
-use crate::moves::{Face, Move};
+use crate::moves::Move;
 
 /// `AFTER[f]`: bit mask over the 18 move indices of the moves that may follow a move of
 /// face `f` (`f` = [`START`]: the start of a sequence, where every move may come).
@@ -41,12 +41,6 @@ const fn after_masks() -> [u32; 7] {
 #[inline(always)]
 pub fn allowed_after(last: Option<Move>) -> u32 {
     AFTER[last.map_or(START, Move::face_index)]
-}
-
-/// Bit mask of the moves allowed after a move of `face`.
-#[inline(always)]
-pub fn allowed_after_face(face: Face) -> u32 {
-    AFTER[face as usize]
 }
 
 /// Is `b` allowed right after `a` in a canonical sequence?

@@ -152,13 +152,6 @@ impl MoveTable {
     pub fn as_slice(&self) -> &[u32] {
         &self.data
     }
-    /// A compact copy with 16-bit entries, when the coordinate fits.
-    pub fn to_u16(&self) -> Option<Vec<u16>> {
-        if self.size > 1 << 16 {
-            return None;
-        }
-        Some(self.data.iter().map(|&v| v as u16).collect())
-    }
 }
 
 /// `table[s · size + x] = index(S_s · to_cube(x) · S_s⁻¹)` for the first `nsym` symmetries.

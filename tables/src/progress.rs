@@ -1,100 +1,76 @@
-//! Progress bars for long table work, drawn only for a person watching.
+//! Progress of long table work, reported to whoever watches.
 //!
-//! A [`Progress`] draws an indicatif bar on stderr when stderr is a terminal and does
-//! nothing at all otherwise (tests, CI, pipes, log files), so library code can report
-//! progress unconditionally. It is `Sync`: rayon workers call [`Progress::inc`] once per
-//! chunk of work (an atomic add, and a redraw at most a few times a second).
+//! Library code reports through a [`Progress`] it is given and never draws anything
+//! itself: the `cubeswarm` binary draws bars on a terminal, tests and services pass
+//! [`Silent`]. A reporter is `Sync`: rayon workers call [`Progress::inc`] once per chunk of
+//! work, so an implementation keeps it cheap (an atomic add).
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+/// A receiver of progress reports: one step of work at a time, started, advanced and
+/// finished.
+pub trait Progress: Sync {
+    /// A new step labelled `label` begins, `len` units long (the previous one, if any, is
+    /// over).
+    fn start(&self, label: &str, len: u64);
 
-/// Bar layout: message, elapsed time, bar, position/length, estimated time left.
-const TEMPLATE: &str = "{msg} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} (eta {eta})";
+    /// The current step advanced by `units`. Called from many threads, once per chunk.
+    fn inc(&self, units: u64);
 
-/// A progress bar that is visible only when stderr is a terminal.
-#[derive(Debug, Clone)]
-pub struct Progress {
-    /// The bar, or `None` when nothing is drawn (every method is then a no-op).
-    bar: Option<ProgressBar>,
+    /// The current step is complete; `message` says how it went.
+    fn finish(&self, message: &str);
+
+    /// A line of news between steps (a level's count, say), for a person watching.
+    fn note(&self, _line: &str) {}
 }
 
-impl Progress {
-    /// A bar of `len` steps labelled `message`, drawn iff stderr is a terminal.
-    pub fn new(message: impl Into<String>, len: u64) -> Progress {
-        if !std::io::stderr().is_terminal() {
-            return Progress::hidden();
-        }
-        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template(TEMPLATE) {
-            bar.set_style(style);
-        }
-        bar.set_message(message.into());
-        Progress { bar: Some(bar) }
-    }
+/// A reporter that ignores every report.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Silent;
 
-    /// A bar that never draws.
-    pub fn hidden() -> Progress {
-        Progress { bar: None }
-    }
+impl Progress for Silent {
+    fn start(&self, _label: &str, _len: u64) {}
 
-    /// [`Progress::new`] when `show` is true, [`Progress::hidden`] otherwise.
-    pub fn new_if(show: bool, message: impl Into<String>, len: u64) -> Progress {
-        if show {
-            Progress::new(message, len)
-        } else {
-            Progress::hidden()
-        }
-    }
-
-    /// Whether anything is drawn.
-    pub fn is_visible(&self) -> bool {
-        self.bar.is_some()
-    }
-
-    /// Advances by `steps`. Cheap and callable from many threads; call it per chunk of
-    /// work rather than per item.
     #[inline]
-    pub fn inc(&self, steps: u64) {
-        if let Some(bar) = &self.bar {
-            bar.inc(steps);
-        }
-    }
+    fn inc(&self, _units: u64) {}
 
-    /// Replaces the label.
-    pub fn set_message(&self, message: impl Into<String>) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(message.into());
-        }
-    }
-
-    /// Completes the bar, leaving it on screen with a final label.
-    pub fn finish(&self, message: impl Into<String>) {
-        if let Some(bar) = &self.bar {
-            bar.finish_with_message(message.into());
-        }
-    }
+    fn finish(&self, _message: &str) {}
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use rayon::prelude::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
 
-    #[test]
-    fn hidden_progress_accepts_every_call_from_many_threads() {
-        let p = Progress::hidden();
-        assert!(!p.is_visible());
-        (0..10_000u64).into_par_iter().for_each(|_| p.inc(1));
-        p.set_message("still fine");
-        p.finish("done");
+    /// Counts what it is told.
+    #[derive(Default)]
+    struct Tally {
+        units: AtomicU64,
+        labels: Mutex<Vec<String>>,
+    }
+
+    impl Progress for Tally {
+        fn start(&self, label: &str, _len: u64) {
+            self.labels.lock().unwrap().push(label.to_string());
+        }
+        fn inc(&self, units: u64) {
+            self.units.fetch_add(units, Ordering::Relaxed);
+        }
+        fn finish(&self, message: &str) {
+            self.labels.lock().unwrap().push(message.to_string());
+        }
     }
 
     #[test]
-    fn progress_is_silent_when_not_asked_or_not_on_a_terminal() {
-        assert!(!Progress::new_if(false, "x", 10).is_visible());
-        let p = Progress::new("x", 10);
-        assert_eq!(p.is_visible(), std::io::stderr().is_terminal());
-        p.inc(10);
+    fn reporters_take_reports_from_many_threads() {
+        let silent: &dyn Progress = &Silent;
+        (0..10_000u64).into_par_iter().for_each(|_| silent.inc(1));
+        let tally = Tally::default();
+        let p: &dyn Progress = &tally;
+        p.start("x", 10_000);
+        (0..10_000u64).into_par_iter().for_each(|_| p.inc(1));
         p.finish("x done");
+        assert_eq!(tally.units.load(Ordering::Relaxed), 10_000);
+        assert_eq!(*tally.labels.lock().unwrap(), ["x", "x done"]);
     }
 }

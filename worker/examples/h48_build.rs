@@ -10,13 +10,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (Some(dir), Some(name)) = (args.get(1), args.get(2)) else {
         eprintln!(
             "usage: h48_build <dir> <table>   (tables: {})",
-            worker::catalog::names().join(" ")
+            proto::catalog::names().join(" ")
         );
         std::process::exit(2);
     };
     let t = Instant::now();
     let cpu0 = worker::h48::bench::process_cpu_time();
-    worker::catalog::build(std::path::Path::new(dir), name, true)?;
+    worker::catalog::build(std::path::Path::new(dir), name, &tables::progress::Silent)?;
     let cpu = worker::h48::bench::process_cpu_time()
         .zip(cpu0)
         .map(|(b, a)| b - a);

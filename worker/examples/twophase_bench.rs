@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for name in TwoPhaseTables::missing(&dir) {
         let start = Instant::now();
-        TwoPhaseTables::build(&dir, name, true)?;
+        TwoPhaseTables::build(&dir, name, &tables::progress::Silent)?;
         println!("built {name} in {:.2} s", start.elapsed().as_secs_f64());
     }
     let solver = TwoPhaseSolver::open_with(&dir, memory)?;

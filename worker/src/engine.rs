@@ -1,6 +1,6 @@
 //! An opened solver of either method, by the table name a job gives.
 
-use crate::{catalog, Error, H48Solver, StopToken, TwoPhaseSolver};
+use crate::{Error, H48Solver, StopToken, TwoPhaseSolver};
 use proto::{Method, PositionResult, ValidSettings};
 use tables::Position;
 
@@ -18,7 +18,7 @@ impl Engine {
     pub fn name(&self) -> &str {
         match self {
             Engine::Optimal(s) => s.table_name(),
-            Engine::TwoPhase(_) => catalog::TWOPHASE,
+            Engine::TwoPhase(_) => proto::catalog::TWOPHASE,
         }
     }
 

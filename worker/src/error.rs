@@ -25,7 +25,7 @@ pub enum Error {
         dir: PathBuf,
     },
     /// The name is not a table the engines know.
-    #[error("unknown table {0:?} (known: {known})", known = crate::catalog::names().join(", "))]
+    #[error("unknown table {0:?} (known: {known})", known = proto::catalog::names().join(", "))]
     UnknownTable(String),
     /// Building the table needs more memory than the machine has.
     #[error("building {name} needs about {needed} bytes of memory, only {available} available")]

@@ -24,7 +24,7 @@ pub mod search;
 mod solve;
 pub mod tables;
 
-pub use self::tables::{build_table, table_info, TableInfo, TableKind};
+pub use self::tables::{build_table, TableKind};
 
 use self::cocsep::Cocsep;
 use self::coords::Coords;

@@ -4,8 +4,8 @@
 //! - [`h48`]: the H48 optimal solver (IDA* over H48 pruning tables), built on the search
 //!   primitive `search(position, prefix, depth, max_solutions, stop)`.
 //! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions.
-//! - [`catalog`]: every solver table a job can name (`twophase`, `h48h0k4`, `h48hNk2`),
-//!   its files, sizes and method, and how to build and open it as an [`Engine`].
+//! - [`catalog`]: building and opening the tables of [`proto::catalog`] (every solver
+//!   table a job can name, its files, sizes and method) as [`Engine`]s.
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
 //! - [`failpoint`]: the test seam that makes the executor panic on one position
 //!   (`CUBESWARM_FAILPOINT`).

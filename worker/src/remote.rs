@@ -11,8 +11,8 @@
 //!   in-process [`Executor`](crate::Executor), results, heartbeats, reconnection with
 //!   backoff ([`proto::backoff`]), draining on shutdown ([`serve`]); and [`run`], the whole process
 //!   (fetch, check, open, serve) that `cubeswarm worker` calls.
-//! - [`health`]: a tiny HTTP/1.1 responder for probes: `/healthz` (the process runs) and
-//!   `/readyz` (tables checked, not draining).
+//! - [`health`]: the probes over HTTP (axum, like the coordinator's metrics): `/healthz`
+//!   (the process runs) and `/readyz` (tables checked, not draining).
 //!
 //! Liveness never depends on the coordinator: a worker whose coordinator is away keeps
 //! retrying and stays live; only a refusal (wrong token, other version, a table whose

@@ -77,7 +77,10 @@ impl TwoPhaseSolver {
 
     /// Opens the tables in `dir`, first building any file that is missing (see
     /// [`TwoPhaseTables::open_or_build`]).
-    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, Error> {
+    pub fn open_or_build(
+        dir: &Path,
+        progress: &dyn ::tables::progress::Progress,
+    ) -> Result<Self, Error> {
         Ok(Arc::new(TwoPhaseTables::open_or_build(dir, progress)?).into())
     }
 

@@ -17,6 +17,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tables::canonical::sequences;
+use tables::progress::Silent;
 use tables::{parse_moves, Cube, Move, Position, SplitMix64};
 use worker::{
     catalog, run_job, run_job_with, Engines, Error, Executor, ExecutorOptions, StopToken,
@@ -30,10 +31,9 @@ fn dir() -> PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
         let dir = h48_common::ensure("h48h0k4");
-        let tp = catalog::find("twophase").expect("twophase is in the catalog");
+        let tp = proto::catalog::find("twophase").expect("twophase is in the catalog");
         if !tp.present(&dir) {
-            tp.build(&dir, false)
-                .expect("building the two-phase tables");
+            catalog::build_entry(&dir, tp, &Silent).expect("building the two-phase tables");
         }
         dir
     })

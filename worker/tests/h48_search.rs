@@ -11,8 +11,8 @@ use proto::{Job, JobId, JobOutput, JobResult, Settings, Stop, SubtreeWork, Work}
 use std::collections::BTreeSet;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
+use tables::canonical::is_canonical;
 use tables::{parse_moves, Cube, CubieError, Move, Position, SplitMix64};
-use worker::h48::search::is_canonical;
 use worker::{Engine, Engines, Error, Executor, H48Solver, StopToken};
 
 fn cube(s: &str) -> Cube {
@@ -529,7 +529,7 @@ fn h48_missing_and_unknown_tables_are_errors() {
         Err(Error::UnknownTable(_))
     ));
     assert!(matches!(
-        worker::h48::build_table(&dir, "nope", false),
+        worker::h48::build_table(&dir, "nope", &tables::progress::Silent),
         Err(Error::UnknownTable(_))
     ));
     assert_eq!(worker::catalog::largest_h48_available(&dir), None);

@@ -111,7 +111,7 @@ fn h48_k2_generator_reproduces_h0k4_with_a_small_base() {
     let dir = h48_common::ensure("h48h0k4");
     let cs = Cocsep::open(&dir).unwrap();
     let name = "test-h0k2-b3";
-    gen_k2::generate(&dir, name, 0, 3, &cs, false).unwrap();
+    gen_k2::generate(&dir, name, 0, 3, &cs, &tables::progress::Silent).unwrap();
     let gen = packed2(&dir, name);
     let conv = packed4(&dir, "h48h0k4").to_packed2(3);
     assert_eq!(gen.base(), 3);
@@ -126,7 +126,7 @@ fn h48_k2_generator_with_orientation_bits_is_admissible_and_refines_h0() {
     let dir = h48_common::ensure("h48h0k4");
     let cs = Cocsep::open(&dir).unwrap();
     let name = "test-h2k2-b3";
-    gen_k2::generate(&dir, name, 2, 3, &cs, false).unwrap();
+    gen_k2::generate(&dir, name, 2, 3, &cs, &tables::progress::Silent).unwrap();
     let h2 = packed2(&dir, name);
     let h0 = packed4(&dir, "h48h0k4").to_packed2(3);
     let (a, b) = (h2.as_bytes(), h0.as_bytes());

@@ -17,6 +17,7 @@ use proto::{JobError, JobOutput, JobResult, Stop};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+use tables::progress::Silent;
 use tables::tablefile::{table_path, TableFile, TableFileError, HEADER_LEN};
 use tables::Position;
 use tokio::net::TcpListener;
@@ -37,10 +38,9 @@ fn tables_dir() -> PathBuf {
     static D: OnceLock<PathBuf> = OnceLock::new();
     D.get_or_init(|| {
         let dir = h48_common::ensure("h48h0k4");
-        let tp = catalog::find("twophase").expect("twophase is in the catalog");
+        let tp = proto::catalog::find("twophase").expect("twophase is in the catalog");
         if !tp.present(&dir) {
-            tp.build(&dir, false)
-                .expect("building the two-phase tables");
+            catalog::build_entry(&dir, tp, &Silent).expect("building the two-phase tables");
         }
         dir
     })
@@ -178,7 +178,7 @@ fn the_catalog_knows_the_exact_size_of_every_file_a_fetch_announces() {
         "twophase-p2",
     ] {
         let len = std::fs::metadata(table_path(&dir, f)).unwrap().len();
-        assert_eq!(catalog::file_bytes(f), Some(len), "{f}");
+        assert_eq!(proto::catalog::file_bytes(f), Some(len), "{f}");
     }
 }
 

@@ -18,7 +18,8 @@ mod twophase {
         static T: OnceLock<TwoPhaseSolver> = OnceLock::new();
         T.get_or_init(|| {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
-            TwoPhaseSolver::open_or_build(&dir, false).expect("two-phase tables")
+            TwoPhaseSolver::open_or_build(&dir, &tables::progress::Silent)
+                .expect("two-phase tables")
         })
     }
 

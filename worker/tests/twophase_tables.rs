@@ -17,7 +17,10 @@ mod twophase {
 
     fn tables() -> &'static TwoPhaseTables {
         static T: OnceLock<TwoPhaseTables> = OnceLock::new();
-        T.get_or_init(|| TwoPhaseTables::open_or_build(&dir(), false).expect("two-phase tables"))
+        T.get_or_init(|| {
+            TwoPhaseTables::open_or_build(&dir(), &tables::progress::Silent)
+                .expect("two-phase tables")
+        })
     }
 
     fn cumulative(name: &str) -> Vec<u64> {
@@ -79,7 +82,8 @@ mod twophase {
 
     #[test]
     fn unknown_table_name_is_an_error() {
-        let err = TwoPhaseTables::build(&dir(), "twophase-p3", false).unwrap_err();
+        let err =
+            TwoPhaseTables::build(&dir(), "twophase-p3", &tables::progress::Silent).unwrap_err();
         assert!(matches!(err, Error::UnknownTable(_)), "{err}");
     }
 

@@ -303,13 +303,7 @@ fn udslicesorted_twist_style_distribution_is_consistent() {
     // neighbour's, the solved entry is 0, and every entry is reached.
     use crate::bfs::{generate, BfsOptions, PruneSpace};
     let sc = SymComposite::new(UdSliceSorted, Twist, NSYM_UD);
-    let g = generate(
-        &sc,
-        &BfsOptions {
-            progress: false,
-            ..Default::default()
-        },
-    );
+    let g = generate(&sc, &BfsOptions::default());
     assert_eq!(g.unreachable, 0);
     assert_eq!(g.distribution.iter().sum::<u64>(), sc.size());
     assert_eq!(g.table.get(sc.index(&Cube::SOLVED)), 0);

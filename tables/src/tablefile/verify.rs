@@ -3,7 +3,7 @@
 
 use super::{hash, TableFile, TableFileError, TableMeta};
 use crate::packed::{self, BUCKETS};
-use crate::progress::Progress;
+use crate::progress::{Progress, Silent};
 use rayon::prelude::*;
 
 /// Body bytes per checksum chunk (part of the format: changing it changes checksums).
@@ -13,7 +13,7 @@ pub(super) const CHECK_CHUNK: usize = 1 << 20;
 pub(super) fn scan_body(
     body: &[u8],
     meta: &TableMeta,
-    progress: &Progress,
+    progress: &dyn Progress,
 ) -> (u64, [u64; BUCKETS]) {
     let per_chunk = (CHECK_CHUNK as u64 * 8) / u64::from(meta.bits.max(1));
     let parts: Vec<(u64, [u64; BUCKETS])> = body
@@ -44,12 +44,12 @@ impl TableFile {
     /// Re-reads the whole body (in parallel) and checks its checksum and distribution
     /// against the header.
     pub fn verify(&self) -> Result<(), TableFileError> {
-        self.verify_with(&Progress::hidden())
+        self.verify_with(&Silent)
     }
 
     /// [`TableFile::verify`], advancing `progress` by the bytes checked (its length should
     /// be `header().body_len`).
-    pub fn verify_with(&self, progress: &Progress) -> Result<(), TableFileError> {
+    pub fn verify_with(&self, progress: &dyn Progress) -> Result<(), TableFileError> {
         let (computed, dist) = scan_body(self.body(), &self.header.meta, progress);
         if computed != self.header.checksum {
             return Err(TableFileError::ChecksumMismatch {
@@ -78,18 +78,18 @@ mod tests {
     fn checksum_depends_on_every_chunk_and_its_position() {
         let a = vec![0u8; 3 * CHECK_CHUNK];
         let meta = TableMeta::new("x", a.len() as u64, 8);
-        let base = scan_body(&a, &meta, &Progress::hidden()).0;
+        let base = scan_body(&a, &meta, &Silent).0;
         let mut b = a.clone();
         b[2 * CHECK_CHUNK + 5] = 1;
-        assert_ne!(scan_body(&b, &meta, &Progress::hidden()).0, base);
+        assert_ne!(scan_body(&b, &meta, &Silent).0, base);
         // Swapping two different chunks changes the checksum.
         let mut c = a.clone();
         c[..CHECK_CHUNK].fill(7);
         let mut d = a.clone();
         d[CHECK_CHUNK..2 * CHECK_CHUNK].fill(7);
         assert_ne!(
-            scan_body(&c, &meta, &Progress::hidden()).0,
-            scan_body(&d, &meta, &Progress::hidden()).0
+            scan_body(&c, &meta, &Silent).0,
+            scan_body(&d, &meta, &Silent).0
         );
         // Trailing zero bytes are not invisible.
         assert_ne!(hash::bytes(0, &[1, 2, 3]), hash::bytes(0, &[1, 2, 3, 0]));

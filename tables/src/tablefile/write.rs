@@ -3,7 +3,7 @@
 use super::header::check_name;
 use super::verify::scan_body;
 use super::{TableFileError, TableHeader, TableMeta, HEADER_LEN};
-use crate::progress::Progress;
+use crate::progress::Silent;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
@@ -33,7 +33,7 @@ pub fn write_table(
             found: body.len() as u64,
         });
     }
-    let (checksum, distribution) = scan_body(body, meta, &Progress::hidden());
+    let (checksum, distribution) = scan_body(body, meta, &Silent);
     let header = TableHeader {
         meta: meta.clone(),
         body_len: expected,

@@ -207,7 +207,7 @@ pub fn generate(
     eo_bits: u8,
     base: u8,
     cocsep: &Cocsep,
-    progress: bool,
+    progress: &dyn Progress,
 ) -> Result<(), Error> {
     let name = name.to_string();
     let eo_bits = eo_bits.min(11);
@@ -258,28 +258,25 @@ pub fn generate(
         seen.extend(cand.iter().map(|&(k, _)| k));
         frontier = cand.into_iter().map(|(_, c)| c).collect();
         frontier.par_iter().for_each(|c| g.mark(c, d));
-        if progress {
-            eprintln!(
-                "{name}: {} cosets (up to symmetry) at depth {d}",
-                frontier.len()
-            );
-        }
+        progress.note(&format!(
+            "{name}: {} cosets (up to symmetry) at depth {d}",
+            frontier.len()
+        ));
     }
     drop(seen);
 
     // 2. Depth-first tails.
-    let bar = Progress::new_if(
-        progress,
-        format!("{name} depth {}..={}", depth_bfs + 1, base + 2),
+    progress.start(
+        &format!("{name} depth {}..={}", depth_bfs + 1, base + 2),
         frontier.len() as u64,
     );
     frontier.par_chunks(256).for_each(|chunk| {
         for c in chunk {
             g.walk(c, depth_bfs, TAIL, None);
         }
-        bar.inc(chunk.len() as u64);
+        progress.inc(chunk.len() as u64);
     });
-    bar.finish(format!("{name}: tails done"));
+    progress.finish(&format!("{name}: tails done"));
     drop(frontier);
 
     // 3. Write.

@@ -32,157 +32,24 @@
 //! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
 //! several tasks on one thread and switch to another task while the prefetched entries
 //! arrive. Nothing allocates per node.
+//!
+//! Layout: [`Lookup`] and [`Pruner`] (what is read) in `search/lookup.rs`, a child's
+//! lazily resolved estimates in `search/estimate.rs`. This file keeps the depth-first
+//! stack machine (`Frame`, `Lane`, `expand`, `Path`): one hot loop over shared private
+//! state, which is why it stays in one module of about 650 lines.
 
-use super::cocsep::Cocsep;
-use super::coords::{Coords, ESEP};
+mod estimate;
+mod lookup;
+
+pub use self::lookup::{K2WithH0, Lookup, Pruner};
+
+use self::estimate::{child_inverse, Est, Kid};
+use self::lookup::Probe;
 use crate::StopToken;
 use proto::Stop;
-use tables::canonical::{allowed_after, AFTER, START};
+use tables::canonical::{allowed_after, is_canonical, AFTER, START};
 use tables::moves::MOVE_CUBES;
-use tables::packed::{Packed2, Packed4};
 use tables::{Cube, Move};
-
-/// The canonical-move rule, [`tables::canonical`]'s (kept here for existing callers).
-pub use tables::canonical::{can_follow, is_canonical};
-
-/// A pruning table as the search reads it.
-pub trait Lookup: Sync + Send {
-    /// Starts loading the entry's cache line.
-    fn prefetch(&self, idx: u64);
-    /// The lower bound stored at `idx`, or `fallback` when the entry only says "at most
-    /// the base" (2-bit tables).
-    fn value(&self, idx: u64, fallback: u8) -> u8;
-    /// The lower bound stored at `idx`, or `None` when a fallback table has to be read
-    /// ([`Lookup::fallback`]; only tables with one).
-    #[inline(always)]
-    fn first(&self, idx: u64) -> Option<u8> {
-        Some(self.value(idx, 0))
-    }
-    /// Starts loading the fallback entry for `idx`.
-    #[inline(always)]
-    fn prefetch_fallback(&self, _idx: u64) {}
-    /// The fallback's lower bound for `idx`, when [`Lookup::first`] said `None`.
-    #[inline(always)]
-    fn fallback(&self, _idx: u64) -> u8 {
-        0
-    }
-}
-
-impl Lookup for Packed4 {
-    #[inline(always)]
-    fn prefetch(&self, idx: u64) {
-        Packed4::prefetch(self, idx)
-    }
-    #[inline(always)]
-    fn value(&self, idx: u64, _fallback: u8) -> u8 {
-        self.get(idx)
-    }
-}
-
-impl Lookup for Packed2 {
-    #[inline(always)]
-    fn prefetch(&self, idx: u64) {
-        Packed2::prefetch(self, idx)
-    }
-    #[inline(always)]
-    fn value(&self, idx: u64, fallback: u8) -> u8 {
-        match self.get(idx) {
-            0 => fallback,
-            s => self.base() + s,
-        }
-    }
-}
-
-/// A 2-bit h48hNk2 table whose "at most the base" entries fall back on h48h0k4 (the h0
-/// entry `idx >> N` covers the hN entry, so it is a lower bound too, and usually within
-/// one or two of the base, where the corner bound is often three or four below).
-pub struct K2WithH0 {
-    /// The main table.
-    pub k2: Packed2,
-    /// h48h0k4.
-    pub h0: Packed4,
-    /// N, the shift from an hN index to its h0 index.
-    pub shift: u32,
-}
-
-impl Lookup for K2WithH0 {
-    #[inline(always)]
-    fn prefetch(&self, idx: u64) {
-        self.k2.prefetch(idx)
-    }
-    #[inline(always)]
-    fn value(&self, idx: u64, fallback: u8) -> u8 {
-        match self.k2.get(idx) {
-            0 => fallback.max(self.h0.get(idx >> self.shift)),
-            s => self.k2.base() + s,
-        }
-    }
-    #[inline(always)]
-    fn first(&self, idx: u64) -> Option<u8> {
-        match self.k2.get(idx) {
-            0 => None,
-            s => Some(self.k2.base() + s),
-        }
-    }
-    #[inline(always)]
-    fn prefetch_fallback(&self, idx: u64) {
-        self.h0.prefetch(idx >> self.shift)
-    }
-    #[inline(always)]
-    fn fallback(&self, idx: u64) -> u8 {
-        self.h0.get(idx >> self.shift)
-    }
-}
-
-/// Everything the search reads: fast coordinates, cocsep and the main table.
-pub struct Pruner<L> {
-    /// Coordinate helper tables.
-    pub coords: Coords,
-    /// The corner table.
-    pub cocsep: Cocsep,
-    /// The main table.
-    pub table: L,
-    /// Edge-orientation bits N of the table.
-    pub eo_bits: u32,
-}
-
-/// Where the main-table entry of a position is, and its corner bound.
-#[derive(Clone, Copy, Default)]
-struct Probe {
-    /// Corner distance (a lower bound on its own).
-    cd: u8,
-    /// Main-table index.
-    idx: u64,
-}
-
-impl<L: Lookup> Pruner<L> {
-    /// The corner bound and the main-table index of `c`.
-    #[inline(always)]
-    fn corner_word(&self, c: &Cube) -> u32 {
-        self.cocsep.get(self.coords.cocsep_raw(c))
-    }
-
-    #[inline(always)]
-    fn index(&self, c: &Cube, w: u32) -> u64 {
-        let class = (w & 0xfff) as u64;
-        let t = (w >> 12 & 63) as usize;
-        let (esep, eo) = self.coords.edges(c, t);
-        ((class * ESEP as u64 + esep as u64) << self.eo_bits)
-            | super::coords::eo_part(eo, self.eo_bits)
-    }
-
-    /// The full estimate of one position (no early exit).
-    pub fn estimate(&self, c: &Cube) -> u8 {
-        let w = self.corner_word(c);
-        let cd = (w >> 18) as u8;
-        cd.max(self.table.value(self.index(c, w), cd))
-    }
-
-    /// The table index of `c` (for tests and tools).
-    pub fn table_index(&self, c: &Cube) -> u64 {
-        self.index(c, self.corner_word(c))
-    }
-}
 
 /// `PRECEDE[f]`: bit mask of the moves that may come right before a move of face `f` in
 /// a canonical sequence (`f` = [`START`]: no move after it yet, so every move), derived
@@ -209,112 +76,6 @@ const PRECEDE: [u32; 7] = {
 
 /// The 12 quarter turns.
 const QUARTER: u32 = 0b101_101_101_101_101_101;
-
-/// An estimate of a child, resolved one memory step at a time.
-#[derive(Clone, Copy)]
-enum Est {
-    /// Known (reused from the parent, or read).
-    Known(u8),
-    /// The corner word is read; the main-table index is not computed yet.
-    Word(u32),
-    /// The main-table entry is prefetched.
-    At(Probe),
-    /// The main table said "at most the base": the fallback entry is prefetched.
-    Fallback(Probe),
-    /// Nothing computed yet (the inverse cube is not made yet).
-    Later,
-}
-
-impl Est {
-    /// Moves the estimate of `c` one step on: reads what an earlier step prefetched, or
-    /// computes an index and prefetches its entry. Returns the estimate once known, `None`
-    /// while it waits for a prefetched entry.
-    #[inline(always)]
-    fn advance<L: Lookup>(&mut self, p: &Pruner<L>, c: &Cube, lookups: &mut u64) -> Option<u8> {
-        match *self {
-            Est::Known(v) => return Some(v),
-            Est::Word(w) => {
-                let idx = p.index(c, w);
-                p.table.prefetch(idx);
-                *self = Est::At(Probe {
-                    cd: (w >> 18) as u8,
-                    idx,
-                });
-                return None;
-            }
-            Est::At(pr) => {
-                *lookups += 1;
-                match p.table.first(pr.idx) {
-                    Some(v) => *self = Est::Known(pr.cd.max(v)),
-                    None => {
-                        p.table.prefetch_fallback(pr.idx);
-                        *self = Est::Fallback(pr);
-                        return None;
-                    }
-                }
-            }
-            Est::Fallback(pr) => *self = Est::Known(pr.cd.max(p.table.fallback(pr.idx))),
-            // Made into `Word` before it gets here; 0 is a valid bound if it did not.
-            Est::Later => *self = Est::Known(0),
-        }
-        match *self {
-            Est::Known(v) => Some(v),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-struct Kid {
-    m: Move,
-    back: bool,
-    n: Cube,
-    /// The inverse: computed only once the child's normal estimate has passed (most
-    /// children are pruned by it), unless that estimate is reused.
-    i: Cube,
-    i_ready: bool,
-    hn: Est,
-    hi: Est,
-}
-
-/// The inverse of the child of a node (whose inverse is `i`) by move `m` on the back or
-/// the front side.
-#[inline(always)]
-fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
-    let minv = &MOVE_CUBES[m.inverse().index()];
-    if back {
-        i.compose(minv)
-    } else {
-        minv.compose(i)
-    }
-}
-
-impl Kid {
-    /// Makes the inverse cube if it is not made yet (`pi`: the parent's inverse), then
-    /// moves the inverse estimate one step on (see [`Est::advance`]); a corner bound
-    /// over `rr` gives `Some(u8::MAX)`.
-    #[inline(always)]
-    fn inverse_estimate<L: Lookup>(
-        &mut self,
-        p: &Pruner<L>,
-        pi: &Cube,
-        rr: u8,
-        lookups: &mut u64,
-    ) -> Option<u8> {
-        if !self.i_ready {
-            self.i = child_inverse(pi, self.m, self.back);
-            self.i_ready = true;
-            if let Est::Later = self.hi {
-                let w = p.corner_word(&self.i);
-                if (w >> 18) as u8 > rr {
-                    return Some(u8::MAX);
-                }
-                self.hi = Est::Word(w);
-            }
-        }
-        self.hi.advance(p, &self.i, lookups)
-    }
-}
 
 /// Is `c` one move away from solved (one of the 18 move cubes)?
 #[inline(always)]
@@ -941,33 +702,4 @@ fn expand<L: Lookup>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn canonical_rules() {
-        let m = |s: &str| tables::parse_moves(s).unwrap();
-        assert!(is_canonical(&m("U D R L F B")));
-        assert!(!is_canonical(&m("D U")));
-        assert!(!is_canonical(&m("U U2")));
-        assert!(is_canonical(&m("U R U")));
-        // 18 first moves, then 15 or 12 after each.
-        let two = Move::ALL
-            .iter()
-            .flat_map(|&a| Move::ALL.iter().map(move |&b| [a, b]))
-            .filter(|s| is_canonical(s))
-            .count();
-        assert_eq!(two, 243);
-    }
-
-    #[test]
-    fn precede_is_the_canonical_rule_read_backwards() {
-        for a in Move::ALL {
-            for b in Move::ALL {
-                let before = PRECEDE[b.face_index()] & (1 << a.index()) != 0;
-                assert_eq!(before, can_follow(a, b), "{a} {b}");
-            }
-            assert_ne!(PRECEDE[START] & (1 << a.index()), 0);
-        }
-    }
-}
+mod tests;

@@ -19,6 +19,7 @@ use tables::bfs::{self, BfsOptions, Direction};
 use tables::coord::basic::{CornerSep, EdgeSep, Twist};
 use tables::coord::{Composite, SymComposite};
 use tables::packed::{Packed2, Packed4};
+use tables::progress::Progress;
 use tables::tablefile::{self, TableFile, TableMeta};
 
 /// Which table a name denotes.
@@ -71,39 +72,6 @@ impl TableKind {
     }
 }
 
-/// Size and cost of a table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TableInfo {
-    /// Number of entries.
-    pub entries: u64,
-    /// Size of the table body in bytes (memory needed to use it).
-    pub bytes: u64,
-    /// Peak memory needed to build it, in bytes.
-    pub build_memory: u64,
-}
-
-/// Size and build memory of a table, `None` for an unknown name.
-pub fn table_info(name: &str) -> Option<TableInfo> {
-    let kind = TableKind::parse(name)?;
-    let entries = kind.entries();
-    let bytes = tablefile::HEADER_LEN as u64 + entries * kind.bits() as u64 / 8;
-    let h0 = TableKind::H48 {
-        eo_bits: 0,
-        bits: 4,
-    }
-    .entries();
-    let build_memory = match kind {
-        TableKind::Cocsep => 64 << 20,
-        TableKind::H48 { eo_bits: 0, .. } => h0 / 2 + (64 << 20),
-        TableKind::H48 { eo_bits, .. } => gen_k2::build_memory(eo_bits),
-    };
-    Some(TableInfo {
-        entries,
-        bytes,
-        build_memory,
-    })
-}
-
 /// Available memory (MemAvailable of /proc/meminfo), if known.
 pub fn available_memory() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -119,13 +87,13 @@ pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
 
 /// Builds table `name` in `dir`, and the tables it depends on if missing (cocsep for all,
 /// h0k4 for h0k2).
-pub fn build_table(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
+pub fn build_table(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
     let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
-    if let (Some(info), Some(avail)) = (table_info(name), available_memory()) {
-        if info.build_memory > avail {
+    if let (Some(file), Some(avail)) = (proto::catalog::file(name), available_memory()) {
+        if file.build_memory > avail {
             return Err(Error::NotEnoughMemory {
                 name: name.into(),
-                needed: info.build_memory,
+                needed: file.build_memory,
                 available: avail,
             });
         }
@@ -177,16 +145,16 @@ fn build_cocsep(dir: &Path) -> Result<(), Error> {
 }
 
 /// Generates h48h0k4 with the generic generator (forward, then backward levels).
-fn build_h0k4(dir: &Path, progress: bool) -> Result<(), Error> {
+fn build_h0k4(dir: &Path, progress: &dyn Progress) -> Result<(), Error> {
     let space = h0_space();
-    let g = bfs::generate(
+    let g = bfs::generate_with(
         &space,
         &BfsOptions {
             name: "h48h0k4".into(),
             max_depth: bfs::MAX_DEPTH,
-            progress,
             direction: Direction::Auto,
         },
+        progress,
     );
     let meta = TableMeta::for_packed4("h48h0k4", &g.table);
     tablefile::write_table(
@@ -201,32 +169,6 @@ fn write_k2(dir: &Path, name: &str, t: &Packed2) -> Result<(), Error> {
     let meta = TableMeta::for_packed2(name, t);
     tablefile::write_table(&tablefile::table_path(dir, name), &meta, t.as_bytes())?;
     Ok(())
-}
-
-/// The base that maximises the mean bound of a 2-bit table made from distribution
-/// `dist` (entries at or below the base count as their corner bound, estimated as
-/// 6, a typical corner distance).
-pub fn best_base(dist: &[u64]) -> u8 {
-    let fallback = 6.0;
-    (1u8..12)
-        .max_by(|&a, &b| {
-            let score = |base: u8| -> f64 {
-                dist.iter()
-                    .enumerate()
-                    .map(|(v, &n)| {
-                        let v = v as u8;
-                        let bound = if v <= base {
-                            fallback
-                        } else {
-                            v.min(base + 3) as f64
-                        };
-                        bound * n as f64
-                    })
-                    .sum()
-            };
-            score(a).total_cmp(&score(b))
-        })
-        .unwrap_or(8)
 }
 
 fn check_path(dir: &Path, name: &str) -> Result<std::path::PathBuf, Error> {
@@ -291,12 +233,11 @@ mod tests {
     #[test]
     fn names_parse() {
         // Every H48 file of the catalog.
-        for n in crate::catalog::files()
+        for n in proto::catalog::files()
             .into_iter()
             .filter(|f| !f.starts_with("twophase"))
         {
             assert!(TableKind::parse(n).is_some(), "{n}");
-            assert!(table_info(n).is_some());
         }
         for bad in [
             "h48h1k4", "h48h12k2", "h48h01k2", "h48h", "h48h3k", "x", "h48h3k2x",
@@ -306,10 +247,6 @@ mod tests {
         assert_eq!(
             TableKind::parse("h48h0k4").map(|k| k.entries()),
             Some(117_567_450)
-        );
-        assert_eq!(
-            table_info("h48h3k2").map(|i| i.bytes),
-            Some(4096 + 117_567_450 * 8 / 4)
         );
     }
 }

@@ -9,7 +9,7 @@
 //! file is removed and nothing is renamed: a reader sees the old file (or none), never a
 //! partial or damaged one.
 
-use crate::catalog;
+use proto::catalog;
 use proto::transport::Authed;
 use proto::wire::{self, fetch_response, tables_client::TablesClient};
 use std::path::{Path, PathBuf};

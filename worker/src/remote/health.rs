@@ -1,26 +1,17 @@
-//! Probes over plain HTTP/1.1: `GET /healthz` and `GET /readyz`.
+//! Probes over HTTP, on the same stack (axum) as the coordinator's `/metrics`:
+//! `GET /healthz` and `GET /readyz`.
 //!
 //! - `/healthz` answers 200 whenever the process runs: liveness never depends on the
 //!   coordinator, or a coordinator outage would restart every worker of the fleet.
 //! - `/readyz` answers 200 once the tables are checked and opened, 503 before that and
 //!   while draining.
-//!
-//! The responder is a few lines of tokio: one request per connection, read with a size
-//! and time limit, answered, closed.
+//! - Any other path answers 404, any other method than GET and HEAD 405.
 
+use axum::extract::State;
+use axum::http::{Method, StatusCode, Uri};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
-
-/// The longest request head read (request line and headers).
-const MAX_REQUEST: usize = 8 << 10;
-/// How long a client may take to send its request.
-const READ_TIMEOUT: Duration = Duration::from_secs(5);
-/// Probe connections served at once; more wait in the listen queue.
-const MAX_CONNECTIONS: usize = 32;
+use tokio::net::TcpListener;
 
 const STARTING: u8 = 0;
 const READY: u8 = 1;
@@ -89,95 +80,57 @@ impl Health {
     }
 }
 
+/// The probes as a router (one handler: the paths are few and the answers plain text).
+pub fn router(health: Arc<Health>) -> axum::Router {
+    axum::Router::new().fallback(answer).with_state(health)
+}
+
 /// Serves the probes on `listener` until the task is dropped (it never returns on its
-/// own; accept errors are retried after a short pause).
+/// own, unless the listener fails).
 pub async fn serve_health(listener: TcpListener, health: Arc<Health>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let Ok(permit) = Arc::clone(&slots).acquire_owned().await else {
-            return;
-        };
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                let health = Arc::clone(&health);
-                tokio::spawn(async move {
-                    let _permit = permit;
-                    if let Err(e) = answer(stream, &health).await {
-                        tracing::debug!("health probe connection: {e}");
-                    }
-                });
-            }
-            Err(e) => {
-                // Out of file descriptors and the like: pause rather than spin.
-                tracing::warn!("health endpoint: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
+    if let Err(e) = axum::serve(listener, router(health)).await {
+        tracing::warn!("health endpoint ended: {e}");
     }
 }
 
-/// Reads one request head and answers it.
-async fn answer(mut stream: TcpStream, health: &Health) -> std::io::Result<()> {
-    let mut head = Vec::with_capacity(512);
-    let mut buf = [0u8; 1024];
-    let read = async {
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_REQUEST {
-            let n = stream.read(&mut buf).await?;
-            if n == 0 {
-                break;
-            }
-            head.extend_from_slice(buf.get(..n).unwrap_or(&[]));
-        }
-        Ok::<(), std::io::Error>(())
-    };
-    match tokio::time::timeout(READ_TIMEOUT, read).await {
-        Ok(r) => r?,
-        Err(_) => return Ok(()),
+/// The answer to one probe (hyper leaves the body out for HEAD).
+async fn answer(
+    State(health): State<Arc<Health>>,
+    method: Method,
+    uri: Uri,
+) -> (StatusCode, String) {
+    if method != Method::GET && method != Method::HEAD {
+        return (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET and HEAD\n".to_string(),
+        );
     }
-    let line = head
-        .split(|&b| b == b'\n')
-        .next()
-        .map(|l| String::from_utf8_lossy(l).trim_end().to_string())
-        .unwrap_or_default();
-    let mut words = line.split(' ');
-    let method = words.next().unwrap_or("");
-    let target = words.next().unwrap_or("");
-    // The path without any query string.
-    let path = target.split('?').next().unwrap_or("");
-    let (status, body) = match (method, path) {
-        ("GET" | "HEAD", "/healthz") => ("200 OK", "ok\n".to_string()),
-        ("GET" | "HEAD", "/readyz") => {
-            let body = health.describe();
-            if health.is_ready() {
-                ("200 OK", body)
-            } else {
-                ("503 Service Unavailable", body)
-            }
-        }
-        ("GET" | "HEAD", _) => ("404 Not Found", "not found\n".to_string()),
-        _ => ("405 Method Not Allowed", "only GET and HEAD\n".to_string()),
-    };
-    let mut response = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    if method != "HEAD" {
-        response.push_str(&body);
+    match uri.path() {
+        "/healthz" => (StatusCode::OK, "ok\n".to_string()),
+        "/readyz" if health.is_ready() => (StatusCode::OK, health.describe()),
+        "/readyz" => (StatusCode::SERVICE_UNAVAILABLE, health.describe()),
+        _ => (StatusCode::NOT_FOUND, "not found\n".to_string()),
     }
-    stream.write_all(response.as_bytes()).await?;
-    stream.shutdown().await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpStream;
 
+    /// Sends `request` as it is and reads the whole answer (the server closes after it:
+    /// each request asks for `Connection: close`).
     async fn get(addr: std::net::SocketAddr, request: &str) -> String {
         let mut s = TcpStream::connect(addr).await.unwrap();
         s.write_all(request.as_bytes()).await.unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).await.unwrap();
-        out
+        let mut out = Vec::new();
+        s.read_to_end(&mut out).await.unwrap();
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn req(method: &str, path: &str) -> String {
+        format!("{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     }
 
     #[tokio::test]
@@ -186,39 +139,48 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let health = Arc::new(Health::new());
         let server = tokio::spawn(serve_health(listener, Arc::clone(&health)));
-        let req = |p: &str| format!("GET {p} HTTP/1.1\r\nHost: x\r\n\r\n");
-        assert!(get(addr, &req("/healthz"))
-            .await
-            .starts_with("HTTP/1.1 200"));
-        let r = get(addr, &req("/readyz")).await;
+        let r = get(addr, &req("GET", "/healthz")).await;
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        assert!(r.ends_with("\r\n\r\nok\n"), "{r}");
+        assert!(r.contains("content-type: text/plain; charset=utf-8"), "{r}");
+        let r = get(addr, &req("GET", "/readyz")).await;
         assert!(r.starts_with("HTTP/1.1 503"), "{r}");
-        assert!(r.contains("checking tables"), "{r}");
+        assert!(
+            r.ends_with("starting: checking tables\ncoordinator: not connected\n"),
+            "{r}"
+        );
         health.set_ready();
         health.set_connected(true);
-        let r = get(addr, &req("/readyz?verbose=1")).await;
+        let r = get(addr, &req("GET", "/readyz?verbose=1")).await;
         assert!(r.starts_with("HTTP/1.1 200"), "{r}");
-        assert!(r.contains("coordinator: connected"), "{r}");
+        assert!(
+            r.ends_with("\r\n\r\nready\ncoordinator: connected\n"),
+            "{r}"
+        );
+        let r = get(addr, &req("HEAD", "/readyz")).await;
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        assert!(r.ends_with("\r\n\r\n"), "HEAD: no body: {r}");
         health.set_draining();
         health.set_ready();
-        assert!(get(addr, &req("/readyz")).await.starts_with("HTTP/1.1 503"));
-        assert!(get(addr, &req("/healthz"))
-            .await
-            .starts_with("HTTP/1.1 200"));
-        assert!(get(addr, &req("/nope")).await.starts_with("HTTP/1.1 404"));
-        assert!(get(addr, "POST /healthz HTTP/1.1\r\n\r\n")
-            .await
-            .starts_with("HTTP/1.1 405"));
+        let r = get(addr, &req("GET", "/readyz")).await;
+        assert!(r.starts_with("HTTP/1.1 503"), "{r}");
+        assert!(r.contains("draining\n"), "{r}");
+        let r = get(addr, &req("GET", "/healthz")).await;
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        let r = get(addr, &req("GET", "/nope")).await;
+        assert!(r.starts_with("HTTP/1.1 404"), "{r}");
+        assert!(r.ends_with("not found\n"), "{r}");
+        let r = get(addr, &req("POST", "/healthz")).await;
+        assert!(r.starts_with("HTTP/1.1 405"), "{r}");
+        assert!(r.ends_with("only GET and HEAD\n"), "{r}");
         // Garbage and oversized heads get an answer, never a crash.
         assert!(get(addr, "\u{1}\u{2}\r\n\r\n")
             .await
-            .starts_with("HTTP/1.1 405"));
-        let big = format!("GET /healthz{} HTTP/1.1\r\n\r\n", "x".repeat(20_000));
-        let mut s = TcpStream::connect(addr).await.unwrap();
-        let _ = s.write_all(big.as_bytes()).await;
-        let _ = s.read_to_end(&mut Vec::new()).await;
-        assert!(get(addr, &req("/healthz"))
-            .await
-            .starts_with("HTTP/1.1 200"));
+            .starts_with("HTTP/1.1 4"));
+        let big = req("GET", &format!("/healthz{}", "x".repeat(20_000)));
+        assert!(get(addr, &big).await.starts_with("HTTP/1.1 4"));
+        let r = get(addr, &req("GET", "/healthz")).await;
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
         server.abort();
     }
 }

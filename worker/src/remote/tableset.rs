@@ -6,8 +6,8 @@
 //! Hello: a damaged table never answers, and a coordinator can refuse a table that differs
 //! from the cluster's. [`TableSet::open`] then opens the engines over the checked files.
 
-use crate::catalog::{self, Entry};
 use crate::{Engines, TableMemory};
+use proto::catalog::{self, Entry};
 use proto::wire;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -172,11 +172,12 @@ impl TableSet {
     pub fn open(&self, memory: TableMemory) -> Result<Engines, TableSetError> {
         let mut engines = Engines::default();
         for t in &self.tables {
-            let engine =
-                catalog::open(&self.dir, &t.name, memory).map_err(|error| TableSetError::Open {
+            let engine = crate::catalog::open(&self.dir, &t.name, memory).map_err(|error| {
+                TableSetError::Open {
                     name: t.name.clone(),
                     error,
-                })?;
+                }
+            })?;
             engines.insert(engine);
         }
         Ok(engines)
@@ -187,13 +188,14 @@ impl TableSet {
 fn choose(dir: &Path, choice: &TableChoice) -> Result<Vec<Entry>, TableSetError> {
     let entries: Vec<Entry> = match choice {
         TableChoice::AllPresent => catalog::all()
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|e| e.present(dir))
             .collect(),
         TableChoice::Named(names) => {
             let mut v: Vec<Entry> = Vec::with_capacity(names.len());
             for name in names {
-                let entry = catalog::find(name)
+                let &entry = catalog::find(name)
                     .ok_or_else(|| TableSetError::Unknown { name: name.clone() })?;
                 let missing = entry.missing(dir);
                 if !missing.is_empty() {

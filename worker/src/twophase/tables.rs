@@ -29,12 +29,16 @@
 //! transparent huge pages ([`TableMemory::HugePages`]); [`TableMemory::Mapped`] reads the
 //! shared maps instead (about 10–30 % slower per lookup-bound search, no private copy).
 
+mod small;
+
+use self::small::SmallTables;
 use super::huge::Nibbles;
 use crate::Error;
 use ::tables::bfs::{self, BfsOptions, PruneSpace};
 use ::tables::coord::basic::{CornerPerm, Edge8Perm, Flip, Slice4Perm, Twist, UdSlice};
 use ::tables::coord::{Composite, Coord, MoveTable, SymComposite, SymCoord, TransformTable};
 use ::tables::packed::{nibble, Packed4};
+use ::tables::progress::Progress;
 use ::tables::tablefile::{table_path, write_table, TableFile, TableFileError, TableMeta};
 use ::tables::{Cube, Move, NSYM_UD};
 use rayon::prelude::*;
@@ -232,10 +236,10 @@ impl TwoPhaseTables {
         Ok(())
     }
 
-    /// Opens the tables in `dir`, first building any file that is missing (with progress
-    /// bars when `progress` is set and stderr is a terminal). A file that exists but is
+    /// Opens the tables in `dir`, first building any file that is missing (reporting to
+    /// `progress`). A file that exists but is
     /// damaged is an error, not silently rebuilt.
-    pub fn open_or_build(dir: &Path, progress: bool) -> Result<Self, Error> {
+    pub fn open_or_build(dir: &Path, progress: &dyn Progress) -> Result<Self, Error> {
         for name in TwoPhaseTables::missing(dir) {
             TwoPhaseTables::build(dir, name, progress)?;
         }
@@ -261,7 +265,7 @@ impl TwoPhaseTables {
     /// Builds table `name` (one of [`TwoPhaseTables::table_names`]) into `dir`, replacing
     /// any existing file atomically. Building `twophase-p1` also writes `twophase-fsym`
     /// (the two share their class numbering).
-    pub fn build(dir: &Path, name: &str, progress: bool) -> Result<(), Error> {
+    pub fn build(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
         match name {
             FSYM_NAME => {
                 let sym = SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD);
@@ -270,25 +274,25 @@ impl TwoPhaseTables {
             P1_NAME => {
                 let space = SymComposite::new(Composite::new(Flip, UdSlice), Twist, NSYM_UD);
                 write_fsym(dir, &space.sym)?;
-                let generated = bfs::generate(
+                let generated = bfs::generate_with(
                     &space,
                     &BfsOptions {
                         name: P1_NAME.into(),
-                        progress,
                         ..BfsOptions::default()
                     },
+                    progress,
                 );
                 write_packed4(dir, P1_NAME, &generated.table)?;
             }
             P2_NAME => {
                 let space = Phase2Space(SymComposite::new(CornerPerm, Edge8Perm, NSYM_UD));
-                let generated = bfs::generate(
+                let generated = bfs::generate_with(
                     &space,
                     &BfsOptions {
                         name: P2_NAME.into(),
-                        progress,
                         ..BfsOptions::default()
                     },
+                    progress,
                 );
                 write_packed4(dir, P2_NAME, &generated.table)?;
             }
@@ -510,194 +514,5 @@ impl<A: Coord, B: Coord> PruneSpace for Phase2Space<A, B> {
             .any(|&m| pred(self.0.apply_move(x, Move::ALL[m as usize])))
     }
 }
-
-/// The tables computed in memory at open.
-struct SmallTables {
-    slice_sym: Vec<u16>,
-    /// Raw UDSlice of each UDSlice class's representative.
-    slice_rep: Vec<u16>,
-    flip_conj: Vec<u16>,
-    slice_flip_conj: Vec<u16>,
-    s4_conj: Vec<u8>,
-    slice_twist: Vec<u8>,
-    twist_move: Vec<u16>,
-    flip_move: Vec<u16>,
-    slice_move: Vec<u16>,
-    twist_conj: Vec<u16>,
-    cp_move: Vec<u16>,
-    e8_move: Vec<u16>,
-    s4_move: Vec<u8>,
-    cpsym: Vec<u32>,
-    e8_conj: Vec<u16>,
-    cs_prune: Vec<u8>,
-}
-
-/// A move table restricted to the phase-2 moves, 16 bits.
-fn phase2_moves<C: Coord>(coord: &C) -> Vec<u16> {
-    let full = MoveTable::new(coord);
-    (0..coord.size())
-        .flat_map(|x| {
-            let full = &full;
-            PHASE2_MOVES
-                .iter()
-                .map(move |&m| full.get(x, Move::ALL[m as usize]) as u16)
-        })
-        .collect()
-}
-
-fn u16_moves<C: Coord>(coord: &C) -> Vec<u16> {
-    MoveTable::new(coord)
-        .as_slice()
-        .iter()
-        .map(|&v| v as u16)
-        .collect()
-}
-
-fn u16_transform<C: Coord>(coord: &C) -> Vec<u16> {
-    let t = TransformTable::new(coord, NSYM_UD);
-    (0..NSYM_UD)
-        .flat_map(|s| {
-            let t = &t;
-            (0..coord.size()).map(move |x| t.get(s, x) as u16)
-        })
-        .collect()
-}
-
-/// The two tables of [`TwoPhaseTables::flip_conj`]: the flip of a conjugated position is
-/// `P[s][flip] ^ M[s][slice]`, with `M[s][u]` the conjugated flip of a position with flip
-/// 0 and UDSlice `u`, and `P[s][f]` that of flip `f` and the solved UDSlice, less the
-/// solved slice's `M`. (That the flip splits this way is checked on random positions in
-/// the tests.)
-fn flip_conjugation() -> (Vec<u16>, Vec<u16>) {
-    let syms = ::tables::symmetries();
-    let solved = UdSlice.index(&Cube::SOLVED) as usize;
-    let m: Vec<u16> = (0..NSYM_UD)
-        .flat_map(|s| (0..N_SLICE as u32).map(move |u| (s, u)))
-        .map(|(s, u)| Flip.index(&syms.conjugate(&UdSlice.to_cube(u), s)) as u16)
-        .collect();
-    let p: Vec<u16> = (0..NSYM_UD)
-        .flat_map(|s| (0..N_FLIP as u32).map(move |f| (s, f)))
-        .map(|(s, f)| {
-            Flip.index(&syms.conjugate(&Flip.to_cube(f), s)) as u16 ^ m[s * N_SLICE + solved]
-        })
-        .collect();
-    (p, m)
-}
-
-impl SmallTables {
-    fn new() -> SmallTables {
-        let ((twist_move, flip_move), (slice_move, twist_conj)) = rayon::join(
-            || rayon::join(|| u16_moves(&Twist), || u16_moves(&Flip)),
-            || rayon::join(|| u16_moves(&UdSlice), || u16_transform(&Twist)),
-        );
-        let ((cp_move, e8_move), (e8_conj, corner_slice)) = rayon::join(
-            || rayon::join(|| phase2_moves(&CornerPerm), || phase2_moves(&Edge8Perm)),
-            || {
-                rayon::join(
-                    || u16_transform(&Edge8Perm),
-                    || SymComposite::new(CornerPerm, Slice4Perm, NSYM_UD),
-                )
-            },
-        );
-        let cpsym: Vec<u32> = (0..N_PERM8 as u32)
-            .map(|c| corner_slice.sym.class_of(c) << 4 | corner_slice.sym.ttrep(c) as u32)
-            .collect();
-        let s4_conj: Vec<u8> = (0..NSYM_UD)
-            .flat_map(|s| (0..N_SLICE4 as u32).map(move |x| (s, x)))
-            .map(|(s, x)| corner_slice.b_trans.get(s, x) as u8)
-            .collect();
-        let quiet = |name: &str| BfsOptions {
-            name: name.into(),
-            progress: false,
-            ..BfsOptions::default()
-        };
-        let cs = bfs::generate(&Phase2Space(corner_slice), &quiet("twophase corner-slice"));
-        let cs_prune: Vec<u8> = (0..cs.table.len()).map(|i| cs.table.get(i)).collect();
-        let slice_twist_space = SymComposite::new(UdSlice, Twist, NSYM_UD);
-        let slice_sym: Vec<u16> = (0..495)
-            .map(|x| {
-                (slice_twist_space.sym.class_of(x) << 4 | slice_twist_space.sym.ttrep(x) as u32)
-                    as u16
-            })
-            .collect();
-        let slice_twist = bfs::generate(&slice_twist_space, &quiet("twophase slice-twist"))
-            .table
-            .as_bytes()
-            .to_vec();
-        let slice_rep: Vec<u16> = (0..slice_twist_space.sym.classes())
-            .map(|c| slice_twist_space.sym.rep(c) as u16)
-            .collect();
-        let (flip_conj, slice_flip_conj) = flip_conjugation();
-        let s4 = phase2_moves(&Slice4Perm);
-        let s4_move: Vec<u8> = s4.iter().map(|&v| v as u8).collect();
-        SmallTables {
-            slice_sym,
-            slice_rep,
-            flip_conj,
-            slice_flip_conj,
-            s4_conj,
-            slice_twist,
-            twist_move,
-            flip_move,
-            slice_move,
-            twist_conj,
-            cp_move,
-            e8_move,
-            s4_move,
-            cpsym,
-            e8_conj,
-            cs_prune,
-        }
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ::tables::SplitMix64;
-
-    fn tables() -> (TwoPhaseTables, Vec<u32>) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-tables");
-        let t = TwoPhaseTables::open_or_build(&dir, false).unwrap();
-        let fsym = decode_fsym(&TableFile::open(table_path(&dir, FSYM_NAME), FSYM_NAME).unwrap());
-        (t, fsym.unwrap())
-    }
-
-    /// The flip of a conjugated position splits into a part of the flip and a part of the
-    /// UDSlice, as `flip_conjugation` assumes.
-    #[test]
-    fn conjugated_flip_splits_into_flip_and_slice_parts() {
-        let (p, m) = flip_conjugation();
-        let syms = ::tables::symmetries();
-        let mut rng = SplitMix64::new(11);
-        for _ in 0..20_000 {
-            let c = Cube::random(&mut rng);
-            let s = rng.below(NSYM_UD as u64) as usize;
-            let (f, u) = (Flip.index(&c) as usize, UdSlice.index(&c) as usize);
-            assert_eq!(
-                Flip.index(&syms.conjugate(&c, s)) as u16,
-                p[s * N_FLIP + f] ^ m[s * N_SLICE + u]
-            );
-        }
-    }
-
-    /// The in-cache route to the pruning entry reads the same distance as the class file.
-    #[test]
-    fn pruning_index_agrees_with_the_class_file() {
-        let (t, fsym) = tables();
-        let mut rng = SplitMix64::new(12);
-        for _ in 0..50_000 {
-            let c = Cube::random(&mut rng);
-            let (f, u, tw) = (Flip.index(&c), UdSlice.index(&c), Twist.index(&c));
-            let cs = fsym[(f + N_FLIP as u32 * u) as usize];
-            let tc = t.twist_conj[(cs & 15) as usize * N_TWIST + tw as usize];
-            let old = u64::from(cs >> 4) * N_TWIST as u64 + u64::from(tc);
-            let new = t.p1_index(f as u16, u as u16, tw as u16);
-            assert_eq!(
-                t.p1.get(new),
-                t.p1.get(old),
-                "flip {f} slice {u} twist {tw}"
-            );
-        }
-    }
-}
+mod tests;

@@ -23,7 +23,7 @@ pub fn ensure(name: &str) -> PathBuf {
     if !tables::tablefile::table_path(&dir, name).exists()
         || !tables::tablefile::table_path(&dir, "cocsep").exists()
     {
-        build_table(&dir, name, false).expect("building a test table");
+        build_table(&dir, name, &tables::progress::Silent).expect("building a test table");
     }
     dir
 }
@@ -55,7 +55,7 @@ pub fn h2k2_base3() -> &'static H48Solver {
             }
         }
         let cs = worker::h48::cocsep::Cocsep::open(&dir).expect("opening cocsep");
-        worker::h48::gen_k2::generate(&dir, "h48h2k2", 2, 3, &cs, false)
+        worker::h48::gen_k2::generate(&dir, "h48h2k2", 2, 3, &cs, &tables::progress::Silent)
             .expect("generating h48h2k2 with base 3");
         H48Solver::open(&dir, "h48h2k2").expect("opening h48h2k2")
     })

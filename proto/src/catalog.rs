@@ -1,0 +1,348 @@
+//! The table catalog: every solver table a job can name, the files each needs, their
+//! sizes, and the method each serves. Plain data, read by every side: the worker (what it
+//! can build, open and announce), the coordinator (which names a request may give), the
+//! client (which table to ask for) and the `tables` command.
+//!
+//! | name | method | files | also read when present |
+//! | --- | --- | --- | --- |
+//! | `twophase` | two-phase | `twophase-fsym`, `twophase-p1`, `twophase-p2` | |
+//! | `h48h0k4` | optimal | `h48h0k4`, `cocsep` | |
+//! | `h48h0k2` | optimal | `h48h0k2`, `cocsep` | |
+//! | `h48hNk2`, N = 1..=11 | optimal | `h48hNk2`, `cocsep` | `h48h0k4` (fallback) |
+//!
+//! Every other list of tables (the `tables` command, the unknown-table message, the largest
+//! H48 table present) is made from this one. Building and opening the tables is the
+//! worker's (`worker::catalog`); the sizes here are checked against the worker's
+//! coordinates by its tests.
+
+use crate::Method;
+use std::path::Path;
+use tables::tablefile::{table_path, HEADER_LEN};
+
+/// The name of the two-phase solver's tables.
+pub const TWOPHASE: &str = "twophase";
+
+/// The corner table every H48 table needs.
+pub const COCSEP: &str = "cocsep";
+
+/// The fallback table of the 2-bit H48 tables with edge-orientation bits.
+pub const H48_FALLBACK: &str = "h48h0k4";
+
+/// Entries of the H48 h0 coordinate: 3393 cocsep classes times 34650 edge separations.
+const H0_ENTRIES: u64 = 3393 * 34650;
+
+/// One table file (`<name>.tbl` in a tables directory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct File {
+    /// The file's name, without `.tbl`.
+    pub name: &'static str,
+    /// Number of entries of its body.
+    pub entries: u64,
+    /// Bits per entry.
+    pub bits: u64,
+    /// Approximate peak memory needed to build it (and the files it is derived from).
+    pub build_memory: u64,
+}
+
+impl File {
+    /// Size of the file (header and body), which is also its size in memory once opened.
+    pub const fn bytes(&self) -> u64 {
+        HEADER_LEN as u64 + (self.entries * self.bits).div_ceil(8)
+    }
+}
+
+/// The file `h48h{eo_bits}k2`: 2 bits per entry, `eo_bits` edge-orientation bits appended
+/// to the h0 coordinate. Building it holds the table twice, h0k4 and a key set.
+const fn h48_k2(name: &'static str, eo_bits: u32) -> File {
+    let entries = H0_ENTRIES << eo_bits;
+    let build_memory = if eo_bits == 0 {
+        H0_ENTRIES / 2 + (64 << 20)
+    } else {
+        2 * (entries / 4) + H0_ENTRIES / 2 + (1 << 30)
+    };
+    File {
+        name,
+        entries,
+        bits: 2,
+        build_memory,
+    }
+}
+
+/// The two-phase files' sizes, and the memory to build them: the phase-1 generator's table
+/// and its frontier, and the other files.
+const TWOPHASE_FILES: [File; 3] = {
+    let fsym = File {
+        name: "twophase-fsym",
+        // Raw FlipUDSlice (2048 · 495) to its class and symmetry, 32 bits each.
+        entries: 2048 * 495,
+        bits: 32,
+        build_memory: 0,
+    };
+    let p1 = File {
+        name: "twophase-p1",
+        // FlipUDSlice classes (64430) times twist (2187), 4 bits each.
+        entries: 64430 * 2187,
+        bits: 4,
+        build_memory: 0,
+    };
+    let p2 = File {
+        name: "twophase-p2",
+        // Corner-permutation classes (2768) times the 8! U/D-edge permutations.
+        entries: 2768 * 40320,
+        bits: 4,
+        build_memory: 0,
+    };
+    let memory = 2 * (fsym.bytes() + p1.bytes() + p2.bytes()) + (64 << 20);
+    [
+        File {
+            build_memory: memory,
+            ..fsym
+        },
+        File {
+            build_memory: memory,
+            ..p1
+        },
+        File {
+            build_memory: memory,
+            ..p2
+        },
+    ]
+};
+
+/// Every table file, each once, in the order to build them: cocsep, the H48 main tables
+/// (smallest first), the two-phase files.
+static FILES: [File; 17] = [
+    File {
+        name: COCSEP,
+        // Twist (2187) times corner separation (70), 32 bits each.
+        entries: 2187 * 70,
+        bits: 32,
+        build_memory: 64 << 20,
+    },
+    File {
+        name: "h48h0k4",
+        entries: H0_ENTRIES,
+        bits: 4,
+        build_memory: H0_ENTRIES / 2 + (64 << 20),
+    },
+    h48_k2("h48h0k2", 0),
+    h48_k2("h48h1k2", 1),
+    h48_k2("h48h2k2", 2),
+    h48_k2("h48h3k2", 3),
+    h48_k2("h48h4k2", 4),
+    h48_k2("h48h5k2", 5),
+    h48_k2("h48h6k2", 6),
+    h48_k2("h48h7k2", 7),
+    h48_k2("h48h8k2", 8),
+    h48_k2("h48h9k2", 9),
+    h48_k2("h48h10k2", 10),
+    h48_k2("h48h11k2", 11),
+    TWOPHASE_FILES[0],
+    TWOPHASE_FILES[1],
+    TWOPHASE_FILES[2],
+];
+
+/// One solver table of the catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The name a job gives in its `table` field.
+    pub name: &'static str,
+    /// The method it serves.
+    pub method: Method,
+    /// The table files it cannot work without (in a tables directory, as `<file>.tbl`).
+    pub files: &'static [&'static str],
+    /// A file read when present, which makes the search faster (h48h0k4, the fallback
+    /// of h48hNk2 for N >= 1; building the table always builds it).
+    pub optional: Option<&'static str>,
+}
+
+/// An H48 entry: its main file and cocsep, with the fallback unless it is one of the two
+/// h0 tables (which hold the fallback's coordinate themselves).
+macro_rules! h48 {
+    ($name:literal) => {
+        h48!($name, Some(H48_FALLBACK))
+    };
+    ($name:literal, $optional:expr) => {
+        Entry {
+            name: $name,
+            method: Method::Optimal,
+            files: &[$name, COCSEP],
+            optional: $optional,
+        }
+    };
+}
+
+/// Every solver table: `twophase`, then the H48 tables smallest first.
+static ENTRIES: [Entry; 14] = [
+    Entry {
+        name: TWOPHASE,
+        method: Method::TwoPhase,
+        files: &["twophase-fsym", "twophase-p1", "twophase-p2"],
+        optional: None,
+    },
+    h48!("h48h0k4", None),
+    h48!("h48h0k2", None),
+    h48!("h48h1k2"),
+    h48!("h48h2k2"),
+    h48!("h48h3k2"),
+    h48!("h48h4k2"),
+    h48!("h48h5k2"),
+    h48!("h48h6k2"),
+    h48!("h48h7k2"),
+    h48!("h48h8k2"),
+    h48!("h48h9k2"),
+    h48!("h48h10k2"),
+    h48!("h48h11k2"),
+];
+
+impl Entry {
+    /// The table's required files, as catalog files.
+    pub fn file_info(&self) -> impl Iterator<Item = &'static File> {
+        self.files.iter().filter_map(|f| file(f))
+    }
+
+    /// Entries of the table's main file (its first), the measure of "largest".
+    pub fn entries(&self) -> u64 {
+        self.file_info().next().map_or(0, |f| f.entries)
+    }
+
+    /// Approximate bytes of the required files: on disk, and in memory once opened.
+    pub fn bytes(&self) -> u64 {
+        self.file_info().map(File::bytes).sum()
+    }
+
+    /// Approximate peak memory needed to build the table.
+    pub fn build_memory(&self) -> u64 {
+        self.file_info().map(|f| f.build_memory).max().unwrap_or(0)
+    }
+
+    /// Whether every file the table needs is in `dir`.
+    pub fn present(&self, dir: &Path) -> bool {
+        self.missing(dir).is_empty()
+    }
+
+    /// The files the table needs that are not in `dir`.
+    pub fn missing(&self, dir: &Path) -> Vec<&'static str> {
+        self.files
+            .iter()
+            .copied()
+            .filter(|f| !table_path(dir, f).exists())
+            .collect()
+    }
+}
+
+/// Every solver table: `twophase`, then the H48 tables smallest first.
+pub fn all() -> &'static [Entry] {
+    &ENTRIES
+}
+
+/// The names of [`all`], in its order.
+pub fn names() -> Vec<&'static str> {
+    ENTRIES.iter().map(|e| e.name).collect()
+}
+
+/// The catalog entry of `name`, `None` if no job can name it.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    ENTRIES.iter().find(|e| e.name == name)
+}
+
+/// Every table file, each once, in the order to build them (the list of `tables list`).
+pub fn files() -> Vec<&'static str> {
+    FILES.iter().map(|f| f.name).collect()
+}
+
+/// The catalog file `name`, `None` for a name not in [`files`].
+pub fn file(name: &str) -> Option<&'static File> {
+    FILES.iter().find(|f| f.name == name)
+}
+
+/// Approximate size of a table file (header and body), `None` for a name not in
+/// [`files`].
+pub fn file_bytes(name: &str) -> Option<u64> {
+    file(name).map(File::bytes)
+}
+
+/// The H48 table with the most entries among those `usable` accepts (of two as large, the
+/// earlier in the catalog: h48h0k4 rather than h48h0k2, its entries are exact): the one
+/// rule for "the largest table", on a disk or in a cluster's workers.
+pub fn largest_h48_where(mut usable: impl FnMut(&Entry) -> bool) -> Option<&'static str> {
+    let mut best: Option<&'static Entry> = None;
+    for e in ENTRIES.iter().filter(|e| e.method == Method::Optimal) {
+        if usable(e) && best.is_none_or(|b| e.entries() > b.entries()) {
+            best = Some(e);
+        }
+    }
+    best.map(|e| e.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_found_by_its_name_and_names_real_files() {
+        assert_eq!(all().len(), 14);
+        assert_eq!(names()[0], TWOPHASE);
+        for e in all() {
+            assert_eq!(find(e.name), Some(e));
+            for f in e.files.iter().chain(&e.optional) {
+                assert!(files().contains(f), "{f}");
+                assert!(file_bytes(f).is_some_and(|b| b > HEADER_LEN as u64), "{f}");
+            }
+            assert_eq!(e.file_info().count(), e.files.len(), "{}", e.name);
+            assert!(e.bytes() > 0 && e.build_memory() > 0);
+        }
+        let mut sorted = files();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), files().len(), "each file once");
+        assert_eq!(find("cocsep"), None, "a file, not a solver table");
+        assert_eq!(find("twophase-p1"), None);
+        assert_eq!(find("h48h12k2"), None);
+        let h3 = find("h48h3k2").unwrap();
+        assert_eq!(h3.files, ["h48h3k2", "cocsep"]);
+        assert_eq!(h3.optional, Some("h48h0k4"));
+        assert_eq!(find("h48h0k2").unwrap().optional, None);
+        let tp = find("twophase").unwrap();
+        assert_eq!(tp.method, Method::TwoPhase);
+        assert_eq!(tp.files, ["twophase-fsym", "twophase-p1", "twophase-p2"]);
+        // 4 MB + 70 MB + 56 MB, as the files are.
+        assert_eq!(file_bytes("twophase-p2"), Some(4096 + 2768 * 40320 / 2));
+        assert!(
+            (129_000_000..132_000_000).contains(&tp.bytes()),
+            "{}",
+            tp.bytes()
+        );
+        assert_eq!(
+            file_bytes("h48h3k2"),
+            Some(4096 + 117_567_450 * 8 / 4),
+            "3 edge-orientation bits, 2 bits each"
+        );
+        assert_eq!(
+            find("h48h3k2").map(Entry::bytes),
+            Some(4096 + 117_567_450 * 2 + 4096 + 2187 * 70 * 4)
+        );
+    }
+
+    #[test]
+    fn the_largest_h48_table_prefers_more_entries_then_the_exact_one() {
+        assert_eq!(largest_h48_where(|_| false), None);
+        assert_eq!(largest_h48_where(|_| true), Some("h48h11k2"));
+        assert_eq!(
+            largest_h48_where(|e| e.name == "h48h0k2" || e.name == "h48h0k4"),
+            Some("h48h0k4"),
+            "as large: the earlier, whose entries are exact"
+        );
+        assert_eq!(
+            largest_h48_where(|e| ["h48h0k4", "h48h2k2", "h48h1k2"].contains(&e.name)),
+            Some("h48h2k2")
+        );
+        assert_eq!(largest_h48_where(|e| e.name == TWOPHASE), None);
+        let dir = std::env::temp_dir().join("cubeswarm-catalog-none");
+        assert_eq!(largest_h48_where(|e| e.present(&dir)), None);
+        assert_eq!(
+            find("h48h0k4").unwrap().missing(&dir),
+            ["h48h0k4", "cocsep"]
+        );
+    }
+}

@@ -1,0 +1,99 @@
+//! Progress bars for long table work: the binary's [`tables::progress::Progress`].
+//!
+//! [`Bars`] draws an indicatif bar per step on stderr when stderr is a terminal and
+//! nothing otherwise (tests, CI, pipes, log files); notes between steps are printed
+//! whenever progress was asked for. The library crates only report; drawing is done here.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::RwLock;
+use tables::progress::Progress;
+
+/// Bar layout: message, elapsed time, bar, position/length, estimated time left.
+const TEMPLATE: &str = "{msg} [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} (eta {eta})";
+
+/// Progress drawn on stderr for a person watching.
+#[derive(Debug)]
+pub struct Bars {
+    /// Whether progress was asked for at all (notes are printed only then).
+    show: bool,
+    /// Whether bars are drawn: progress asked for and stderr a terminal.
+    draw: bool,
+    /// The bar of the current step, if one is drawn. Read-locked by every `inc` (cheap:
+    /// uncontended readers), write-locked only to start a step.
+    bar: RwLock<Option<ProgressBar>>,
+}
+
+impl Bars {
+    /// Bars when `show` is set and stderr is a terminal; notes when `show` is set.
+    pub fn new(show: bool) -> Bars {
+        Bars {
+            show,
+            draw: show && std::io::stderr().is_terminal(),
+            bar: RwLock::new(None),
+        }
+    }
+
+    /// The current bar, if any (a poisoned lock still holds a usable bar).
+    fn current(&self) -> Option<ProgressBar> {
+        self.bar.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Progress for Bars {
+    fn start(&self, label: &str, len: u64) {
+        if !self.draw {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(TEMPLATE) {
+            bar.set_style(style);
+        }
+        bar.set_message(label.to_string());
+        *self.bar.write().unwrap_or_else(|e| e.into_inner()) = Some(bar);
+    }
+
+    fn inc(&self, units: u64) {
+        if !self.draw {
+            return;
+        }
+        if let Some(bar) = self.bar.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            bar.inc(units);
+        }
+    }
+
+    fn finish(&self, message: &str) {
+        if let Some(bar) = self.current() {
+            bar.finish_with_message(message.to_string());
+        }
+    }
+
+    fn note(&self, line: &str) {
+        if !self.show {
+            return;
+        }
+        match self.current() {
+            Some(bar) if !bar.is_finished() => bar.println(line),
+            _ => eprintln!("{line}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_are_drawn_only_when_asked_and_on_a_terminal() {
+        assert!(!Bars::new(false).draw);
+        let b = Bars::new(true);
+        assert_eq!(b.draw, std::io::stderr().is_terminal());
+        b.start("x", 10);
+        b.inc(10);
+        b.finish("x done");
+        assert_eq!(b.current().is_some(), b.draw);
+        let quiet = Bars::new(false);
+        quiet.start("y", 10);
+        assert!(quiet.current().is_none());
+    }
+}
