@@ -1,0 +1,208 @@
+//! Jobs made, queued, requeued, grouped and dispatched to executors with free slots.
+
+use super::*;
+
+impl Scheduler {
+    pub(super) fn free_slot(&mut self, exec: ExecutorId, job: JobId) {
+        self.executors.update(exec, |e| e.running.remove(&job));
+    }
+
+    pub(super) fn new_job(&mut self, req: RequestId, kind: Kind, prio: Priority) -> Option<JobId> {
+        let r = self.requests.get_mut(&req)?;
+        let id = JobId(self.next_job);
+        self.next_job += 1;
+        r.jobs.insert(id);
+        if let Some(p) = kind.single().and_then(|seq| r.lines.get_mut(seq)) {
+            p.jobs.insert(id);
+        }
+        let table = r.table.clone();
+        self.queue.insert(&table, prio, id);
+        self.jobs.insert(
+            id,
+            JobState {
+                req,
+                table,
+                kind,
+                attempt: 0,
+                lease: None,
+                prio,
+            },
+        );
+        self.counters.jobs_created += 1;
+        Some(id)
+    }
+
+    /// Forgets a job everywhere but on its executor (the caller frees or cancels that).
+    pub(super) fn remove_job(&mut self, id: JobId) -> Option<JobState> {
+        let j = self.jobs.remove(&id)?;
+        self.queue.remove(&j.table, j.prio, id);
+        if let Some(r) = self.requests.get_mut(&j.req) {
+            r.jobs.remove(&id);
+            if let Some(p) = j.kind.single().and_then(|seq| r.lines.get_mut(seq)) {
+                p.jobs.remove(id);
+            }
+        }
+        Some(j)
+    }
+
+    /// Puts a job back in the queue for its next attempt.
+    pub(super) fn requeue(&mut self, id: JobId) {
+        let Some(j) = self.jobs.get_mut(&id) else {
+            return;
+        };
+        let lease = j.lease.take();
+        self.queue.insert(&j.table, j.prio, id);
+        self.counters.requeued += 1;
+        if let Some(exec) = lease {
+            self.free_slot(exec, id);
+        }
+    }
+
+    pub(super) fn pos_mut(&mut self, key: PosKey) -> Option<&mut Pos> {
+        self.requests.get_mut(&key.req)?.lines.get_mut(key.seq)
+    }
+
+    /// Cuts the ungrouped two-phase positions of `req` into jobs (a last partial one
+    /// too).
+    pub(super) fn group(&mut self, req: RequestId) {
+        let batch_size = self.cfg.batch_size.max(1);
+        let Some(r) = self.requests.get_mut(&req) else {
+            return;
+        };
+        if r.ungrouped.is_empty() {
+            return;
+        }
+        let mut seqs = std::mem::replace(
+            &mut r.ungrouped,
+            Vec::with_capacity(batch_size.min(MAX_PREALLOC)),
+        );
+        while !seqs.is_empty() {
+            let rest = seqs.split_off(batch_size.min(seqs.len()));
+            let first = seqs.first().copied().unwrap_or_default();
+            self.new_job(req, Kind::Batch { seqs }, (req, first, 0, 0));
+            seqs = rest;
+        }
+    }
+
+    pub(super) fn dispatch(&mut self) {
+        // Idle capacity with nothing queued: flush partial two-phase groups, and start
+        // the next depth of split positions early.
+        if self.queue.len() < self.executors.free_slots() {
+            let reqs: Vec<RequestId> = self
+                .requests
+                .iter()
+                .filter(|(_, r)| !r.ungrouped.is_empty())
+                .map(|(&id, _)| id)
+                .collect();
+            for req in reqs {
+                self.group(req);
+            }
+            if self.cfg.early_start && self.queue.len() < self.executors.free_slots() {
+                self.start_early();
+            }
+        }
+        // Fill executors with room, round-robin in id order, one job each per round.
+        let mut cursor = None;
+        let mut progressed = false;
+        while !self.queue.is_empty() {
+            let Some(exec) = self.executors.next_with_room(cursor) else {
+                if !progressed {
+                    break;
+                }
+                progressed = false;
+                cursor = None;
+                continue;
+            };
+            cursor = Some(exec);
+            let Some(e) = self.executors.get(exec) else {
+                continue;
+            };
+            let Some((prio, id)) = self.queue.best_for(&e.tables) else {
+                continue;
+            };
+            if let Some(j) = self.jobs.get(&id) {
+                self.queue.remove(&j.table, prio, id);
+            }
+            if let Some(job) = self.materialise(id, exec) {
+                self.actions.push(Action::Dispatch { to: exec, job });
+                progressed = true;
+            }
+        }
+    }
+
+    /// Builds the wire job for the next attempt of `id` on `exec`, and leases it.
+    pub(super) fn materialise(&mut self, id: JobId, exec: ExecutorId) -> Option<Job> {
+        let now = self.now;
+        let j = self.jobs.get(&id)?;
+        let req = self.requests.get(&j.req)?;
+        let settings = &req.settings;
+        let item = |seq: u64| {
+            req.lines.get(seq).map(|p| BatchItem {
+                line: p.line,
+                position: p.position,
+            })
+        };
+        let work = match &j.kind {
+            Kind::Batch { seqs } => Work::Batch {
+                settings: settings.clone(),
+                items: seqs.iter().filter_map(|&seq| item(seq)).collect(),
+            },
+            Kind::Shallow { seq } => {
+                let p = req.lines.get(*seq)?;
+                let searched = deepen::resumed_settings(settings, p.proved_empty);
+                Work::Batch {
+                    settings: deepen::shallow_settings(&searched, self.cfg.split_depth),
+                    items: item(*seq).into_iter().collect(),
+                }
+            }
+            Kind::Subtrees {
+                seq,
+                depth,
+                prefixes,
+            } => {
+                let p = req.lines.get(*seq)?;
+                let deep = &p.split.as_ref()?.deep;
+                let time_limit_ms = settings.time_limit_ms.map(|l| {
+                    let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
+                    l.saturating_sub(spent).max(1)
+                });
+                Work::Subtrees(SubtreeWork {
+                    position: p.position,
+                    depth: *depth,
+                    prefixes: prefixes
+                        .iter()
+                        .filter_map(|&i| self.prefixes.get(i as usize).cloned())
+                        .collect(),
+                    max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
+                    time_limit_ms,
+                })
+            }
+        };
+        let attempt = j.attempt.saturating_add(1);
+        let job = Job {
+            id,
+            attempt,
+            table: j.table.clone(),
+            work,
+        };
+        // Leased from here on.
+        let j = self.jobs.get_mut(&id)?;
+        j.attempt = attempt;
+        j.lease = Some(exec);
+        if let Some(r) = self.requests.get_mut(&j.req) {
+            for &seq in j.kind.seqs() {
+                if let Some(p) = r.lines.get_mut(seq) {
+                    p.started.get_or_insert(now);
+                }
+            }
+        }
+        self.executors.update(exec, |e| {
+            if e.running.is_empty() {
+                e.lease_renewed = now;
+            }
+            e.running.insert(id);
+        });
+        self.counters.dispatched += 1;
+        Some(job)
+    }
+}

@@ -1,0 +1,296 @@
+//! Results coming back: accepted or ignored, applied to their positions, deepening
+//! advanced, records finished.
+
+use super::*;
+
+impl Scheduler {
+    /// A result came from executor `from`.
+    pub fn on_result(&mut self, from: ExecutorId, result: JobResult) {
+        let id = result.id;
+        let Some(job) = self.jobs.get(&id) else {
+            // Finished, superseded or cancelled already: a late or repeated answer.
+            self.counters.ignored_results += 1;
+            self.free_slot(from, id);
+            return;
+        };
+        let current = job.lease == Some(from) && result.attempt == job.attempt;
+        let whole = match &result.output {
+            Ok(out) => complete(&job.kind, out, self.requests.get(&job.req)),
+            Err(_) => true,
+        };
+        if current {
+            let now = self.now;
+            self.executors.update(from, |e| {
+                e.running.remove(&id);
+                e.lease_renewed = now;
+            });
+        }
+        if let Err(JobError::MissingTable { name }) = &result.output {
+            // The executor said it had the table and has not: never again.
+            self.executors.update(from, |e| e.tables.remove(name));
+        }
+        let retry = matches!(result.output, Err(JobError::MissingTable { .. })) || !whole;
+        if retry {
+            if current {
+                // Handed back (drain), cut short, or sent where the table is missing.
+                self.requeue(id);
+            } else {
+                self.counters.ignored_results += 1;
+            }
+            return;
+        }
+        // Accepted: the first complete answer wins.
+        let Some(job) = self.remove_job(id) else {
+            return;
+        };
+        if let Some(exec) = job.lease {
+            if exec != from || !current {
+                // Another attempt still runs somewhere: stop it.
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
+            }
+        }
+        self.counters.jobs_done += 1;
+        self.apply(job.req, job.kind, result);
+    }
+
+    /// Routes an accepted result to its positions.
+    pub(super) fn apply(&mut self, req: RequestId, kind: Kind, result: JobResult) {
+        let out = match result.output {
+            Ok(out) => out,
+            Err(e) => {
+                for &seq in kind.seqs() {
+                    self.finish(PosKey { req, seq }, Err(RecordError::Job(e.clone())));
+                }
+                return;
+            }
+        };
+        match (kind, out) {
+            (Kind::Batch { seqs }, JobOutput::Batch(results)) => {
+                for (seq, r) in seqs.into_iter().zip(results) {
+                    let key = PosKey { req, seq };
+                    match r {
+                        Ok(r) => {
+                            self.counters.nodes += r.nodes;
+                            self.finish(key, Ok(deepen::solved(r)));
+                        }
+                        // This position failed (a panic, a table): its line only.
+                        Err(e) => self.finish(key, Err(RecordError::Job(e.error))),
+                    }
+                }
+            }
+            (Kind::Shallow { seq }, JobOutput::Batch(mut results)) => {
+                let key = PosKey { req, seq };
+                match results.pop() {
+                    Some(Ok(r)) => {
+                        self.counters.nodes += r.nodes;
+                        self.after_shallow(key, r);
+                    }
+                    Some(Err(e)) => self.finish(key, Err(RecordError::Job(e.error))),
+                    None => {}
+                }
+            }
+            (
+                Kind::Subtrees {
+                    seq,
+                    depth,
+                    prefixes,
+                },
+                JobOutput::Subtrees(results),
+            ) => {
+                let nodes: u64 = results.iter().map(|r| r.nodes).sum();
+                self.counters.nodes += nodes;
+                let key = PosKey { req, seq };
+                let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
+                    return;
+                };
+                split.deep.absorb(result.id, depth, &prefixes, results);
+                self.advance(key);
+            }
+            // A result of another shape than its job: `complete` refused it already.
+            _ => {}
+        }
+    }
+
+    pub(super) fn after_shallow(&mut self, key: PosKey, r: PositionResult) {
+        let split_depth = self.cfg.split_depth;
+        let Some(req) = self.requests.get_mut(&key.req) else {
+            return;
+        };
+        let Some(p) = req.lines.get_mut(key.seq) else {
+            return;
+        };
+        match deepen::after_shallow(&req.settings, split_depth, r, p.proved_empty) {
+            AfterShallow::Done(solved) => self.finish(key, Ok(solved)),
+            AfterShallow::Deepen(deep) => {
+                let deadline = req.settings.time_limit_ms.and_then(|l| {
+                    let start = p.started?;
+                    Some(start.saturating_add(l.saturating_mul(1000)))
+                });
+                p.split = Some(Box::new(Split { deep, deadline }));
+                req.split.insert(key.seq);
+                if let Some(d) = deadline {
+                    self.deadlines.insert((d, key));
+                }
+                self.advance(key);
+            }
+        }
+    }
+
+    /// Moves a split position on: new depths' jobs, or its record.
+    pub(super) fn advance(&mut self, key: PosKey) {
+        loop {
+            let Some(req) = self.requests.get_mut(&key.req) else {
+                return;
+            };
+            let Some(split) = req.lines.get_mut(key.seq).and_then(|p| p.split.as_mut()) else {
+                return;
+            };
+            match split.deep.step(&req.settings) {
+                Step::Wait => return,
+                Step::Finished(stop) => {
+                    self.finish_split(key, stop);
+                    return;
+                }
+                Step::NeedJobs(depth) => {
+                    self.make_depth_jobs(key, depth);
+                }
+            }
+        }
+    }
+
+    /// Makes the subtree jobs of `depth` for a split position.
+    pub(super) fn make_depth_jobs(&mut self, key: PosKey, depth: u8) {
+        let slots = self.executors.capacity().max(1);
+        let groups = {
+            let prefixes = Arc::clone(&self.prefixes);
+            let cfg = self.cfg.clone();
+            let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
+                return;
+            };
+            split.deep.open_depth(depth);
+            split.deep.groups(&prefixes, slots, &cfg)
+        };
+        for (g, prefixes) in groups.into_iter().enumerate() {
+            let kind = Kind::Subtrees {
+                seq: key.seq,
+                depth,
+                prefixes,
+            };
+            let Some(id) = self.new_job(key.req, kind, (key.req, key.seq, depth, g as u32)) else {
+                return;
+            };
+            if let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) {
+                split.deep.add_job(depth, id);
+            }
+        }
+    }
+
+    /// Starts the next depth of split positions whose current depth is fully
+    /// dispatched, oldest first, while capacity would idle.
+    pub(super) fn start_early(&mut self) {
+        let mut keys = Vec::new();
+        for (&req, r) in &self.requests {
+            for &seq in &r.split {
+                let Some(split) = r.lines.get(seq).and_then(|p| p.split.as_ref()) else {
+                    continue;
+                };
+                if self.queue.holds_position(&r.table, req, seq) {
+                    continue;
+                }
+                if let Some(d) = split.deep.early_candidate(&r.settings) {
+                    keys.push((PosKey { req, seq }, d));
+                }
+            }
+        }
+        for (key, depth) in keys {
+            if self.queue.len() >= self.executors.free_slots() {
+                break;
+            }
+            self.make_depth_jobs(key, depth);
+        }
+    }
+
+    /// Finishes a split position (solutions found, space exhausted, or out of time).
+    pub(super) fn finish_split(&mut self, key: PosKey, stop: Stop) {
+        let now = self.now;
+        let Some(req) = self.requests.get(&key.req) else {
+            return;
+        };
+        let Some(p) = req.lines.get(key.seq) else {
+            return;
+        };
+        let Some(split) = &p.split else { return };
+        let micros = now.saturating_sub(p.started.unwrap_or(now));
+        let solved = split.deep.record(&req.settings, stop, micros);
+        self.finish(key, Ok(solved));
+    }
+
+    /// Cancels every open job of a position.
+    pub(super) fn drop_jobs_of(&mut self, key: PosKey) {
+        let ids = match self.pos_mut(key) {
+            Some(p) => p.jobs.take(),
+            None => return,
+        };
+        for id in ids {
+            let Some(j) = self.remove_job(id) else {
+                continue;
+            };
+            if let Some(exec) = j.lease {
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
+            }
+        }
+    }
+
+    /// A position's record is known: cancel what of it still runs, queue the record.
+    pub(super) fn finish(&mut self, key: PosKey, outcome: Result<Solved, RecordError>) {
+        self.drop_jobs_of(key);
+        let Some(r) = self.requests.get_mut(&key.req) else {
+            return;
+        };
+        let closed = r.lines.close(key.seq, |p| Record {
+            line: p.line,
+            input: std::mem::take(&mut p.input),
+            outcome,
+        });
+        if let Some(split) = closed.and_then(|p| p.split) {
+            r.split.remove(&key.seq);
+            if let Some(d) = split.deadline {
+                self.deadlines.remove(&(d, key));
+            }
+        }
+    }
+}
+
+/// Whether a batch position's answer was cut short by a cancellation (an error is not).
+fn cancelled(a: &PositionAnswer) -> bool {
+    a.as_ref().is_ok_and(|r| r.stop == Stop::Cancelled)
+}
+
+/// Whether `out` is a complete answer to a job of `kind`: every position or subtree
+/// answered (or the job's solution count reached), nothing cut short by a cancellation.
+fn complete(kind: &Kind, out: &JobOutput, req: Option<&Request>) -> bool {
+    match (kind, out) {
+        (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
+            let Some(req) = req else { return false };
+            rs.len() == seqs.len()
+                && rs.iter().zip(seqs).all(|(r, &seq)| {
+                    !cancelled(r) && req.lines.get(seq).is_some_and(|p| p.line == answer_line(r))
+                })
+        }
+        (Kind::Shallow { .. }, JobOutput::Batch(rs)) => rs.len() == 1 && !cancelled(&rs[0]),
+        (Kind::Subtrees { prefixes, .. }, JobOutput::Subtrees(rs)) => {
+            if rs.iter().any(|r| r.stop == Stop::Cancelled) {
+                return false;
+            }
+            if rs.iter().any(|r| r.prefix as usize >= prefixes.len()) {
+                return false;
+            }
+            let found = rs.iter().any(|r| !r.solutions.is_empty());
+            let timed = rs.iter().any(|r| r.stop == Stop::TimeLimit);
+            rs.len() == prefixes.len() || found || timed
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,201 @@
+//! The scheduler's bookkeeping: queued jobs by table and priority, jobs, positions in
+//! flight, requests.
+
+use super::*;
+
+/// Most ungrouped positions room is made for ahead of time.
+pub(super) const MAX_PREALLOC: usize = 1024;
+
+/// The priority of a queued job: older requests, then earlier lines, then shallower
+/// depths, then more promising subtree groups first.
+pub(super) type Priority = (RequestId, u64, u8, u32);
+
+/// Where a position is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(super) struct PosKey {
+    pub(super) req: RequestId,
+    pub(super) seq: u64,
+}
+
+/// What a job does (materialised into a [`Job`] at each dispatch). Positions are named
+/// by their sequence number in the job's request.
+#[derive(Clone, Debug)]
+pub(super) enum Kind {
+    /// Whole positions with the request's settings (two-phase).
+    Batch { seqs: Vec<u64> },
+    /// One optimal position searched whole up to `split_depth - 1`.
+    Shallow { seq: u64 },
+    /// Subtrees of one optimal position at one depth.
+    Subtrees {
+        seq: u64,
+        depth: u8,
+        prefixes: Vec<u32>,
+    },
+}
+
+impl Kind {
+    /// The positions the job answers for.
+    pub(super) fn seqs(&self) -> &[u64] {
+        match self {
+            Kind::Batch { seqs } => seqs,
+            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => std::slice::from_ref(seq),
+        }
+    }
+
+    /// The one position of a single-position job (a batch job belongs to its request).
+    pub(super) fn single(&self) -> Option<u64> {
+        match self {
+            Kind::Batch { .. } => None,
+            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => Some(*seq),
+        }
+    }
+}
+
+/// Queued jobs, by the table they need, each set in priority order.
+#[derive(Debug, Default)]
+pub(super) struct Queue {
+    pub(super) by_table: BTreeMap<String, BTreeSet<(Priority, JobId)>>,
+    pub(super) len: usize,
+}
+
+impl Queue {
+    pub(super) fn insert(&mut self, table: &str, prio: Priority, id: JobId) {
+        if !self.by_table.contains_key(table) {
+            self.by_table.insert(table.to_string(), BTreeSet::new());
+        }
+        if let Some(set) = self.by_table.get_mut(table) {
+            if set.insert((prio, id)) {
+                self.len += 1;
+            }
+        }
+    }
+
+    pub(super) fn remove(&mut self, table: &str, prio: Priority, id: JobId) {
+        if let Some(set) = self.by_table.get_mut(table) {
+            if set.remove(&(prio, id)) {
+                self.len -= 1;
+            }
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The most urgent job needing one of `tables`.
+    pub(super) fn best_for(&self, tables: &BTreeSet<String>) -> Option<(Priority, JobId)> {
+        tables
+            .iter()
+            .filter_map(|t| self.by_table.get(t)?.first().copied())
+            .min()
+    }
+
+    /// Whether a job of position `seq` of `req` waits in the queue.
+    pub(super) fn holds_position(&self, table: &str, req: RequestId, seq: u64) -> bool {
+        let lo = ((req, seq, 0, 0), JobId(0));
+        let hi = ((req, seq, u8::MAX, u32::MAX), JobId(u64::MAX));
+        self.by_table
+            .get(table)
+            .is_some_and(|set| set.range(lo..=hi).next().is_some())
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct JobState {
+    /// The request it serves.
+    pub(super) req: RequestId,
+    /// The table it needs.
+    pub(super) table: String,
+    pub(super) kind: Kind,
+    /// The attempt last dispatched (0: never).
+    pub(super) attempt: u32,
+    /// The executor running it (`None`: queued).
+    pub(super) lease: Option<ExecutorId>,
+    pub(super) prio: Priority,
+}
+
+/// The open single-position jobs of one position, without an allocation for the common
+/// case of one.
+#[derive(Debug, Default)]
+pub(super) enum JobSet {
+    #[default]
+    Empty,
+    One(JobId),
+    Many(BTreeSet<JobId>),
+}
+
+impl JobSet {
+    pub(super) fn insert(&mut self, id: JobId) {
+        match self {
+            JobSet::Empty => *self = JobSet::One(id),
+            JobSet::One(x) if *x == id => {}
+            JobSet::One(x) => *self = JobSet::Many(BTreeSet::from([*x, id])),
+            JobSet::Many(set) => {
+                set.insert(id);
+            }
+        }
+    }
+
+    pub(super) fn remove(&mut self, id: JobId) {
+        match self {
+            JobSet::One(x) if *x == id => *self = JobSet::Empty,
+            JobSet::Many(set) => {
+                set.remove(&id);
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn take(&mut self) -> Vec<JobId> {
+        match std::mem::take(self) {
+            JobSet::Empty => Vec::new(),
+            JobSet::One(x) => vec![x],
+            JobSet::Many(set) => set.into_iter().collect(),
+        }
+    }
+}
+
+/// A split optimal position: its deepening, and when its time runs out.
+#[derive(Debug)]
+pub(super) struct Split {
+    pub(super) deep: Deep,
+    /// End of its time limit (µs), if it has one.
+    pub(super) deadline: Option<u64>,
+}
+
+/// One position in flight.
+#[derive(Debug)]
+pub(super) struct Pos {
+    pub(super) line: u64,
+    pub(super) input: String,
+    pub(super) position: Position,
+    /// When its first job was dispatched (µs).
+    pub(super) started: Option<u64>,
+    /// Its open single-position jobs (shallow, subtrees).
+    pub(super) jobs: JobSet,
+    /// Deepening state, once an optimal position is split.
+    pub(super) split: Option<Box<Split>>,
+    /// Resume hint: every length up to this one is known to have no solution.
+    pub(super) proved_empty: Option<u8>,
+}
+
+/// One request: its settings, its lines in flight, its jobs.
+#[derive(Debug)]
+pub(super) struct Request {
+    pub(super) settings: Settings,
+    pub(super) table: String,
+    /// Lines read and not yet released: positions in flight and records waiting.
+    pub(super) lines: InFlight<Pos>,
+    /// Two-phase positions not yet in a job.
+    pub(super) ungrouped: Vec<u64>,
+    /// Every open job of the request.
+    pub(super) jobs: BTreeSet<JobId>,
+    /// Positions in split (deepening) state, by sequence number.
+    pub(super) split: BTreeSet<u64>,
+    /// No more lines will come.
+    pub(super) input_done: bool,
+}
