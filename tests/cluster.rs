@@ -226,7 +226,16 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
     let bad = dir.join("bad");
     std::fs::write(&good, "right-token\n").unwrap();
     std::fs::write(&bad, "wrong-token\n").unwrap();
-    let (_c, url) = coordinator(&dir, &["--token-file", good.to_str().unwrap()]);
+    let (mut c, url) = coordinator(
+        &dir,
+        &[
+            "--token-file",
+            good.to_str().unwrap(),
+            "--metrics-listen",
+            "127.0.0.1:0",
+        ],
+    );
+    let m = metrics_addr(&mut c);
     // Probes need no secret: the health service answers SERVING without a token.
     assert_eq!(
         health(&url),
@@ -240,6 +249,11 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
         &tables,
     );
     assert!(log.to_lowercase().contains("token"), "{log}");
+    // Refused by the token check (before it could say hello): counted and logged all the
+    // same, as is a worker with no token at all.
+    refused_worker(&dir, "w-none", &url, &["--table", "twophase"], &tables);
+    assert_eq!(metric(&m, "cubeswarm_workers_refused_total"), 2);
+    assert!(c.log().contains("worker refused"), "{}", c.log());
     let (st, _, err) = solve_r_u(&url, &["--token-file", bad.to_str().unwrap()]);
     assert!(!st.success());
     assert!(err.to_lowercase().contains("token"), "{err}");

@@ -1,36 +1,13 @@
 //! Every request ends with its client (issue 17), end to end with real processes on
 //! loopback: a killed client's search stops on the cluster within seconds; a request
-//! whose table no worker holds is refused at once; a worker refused for its token is
-//! counted and logged; a connection that never speaks is closed.
+//! whose table no worker holds is refused at once; a connection that never speaks is
+//! closed. (A worker refused for its token is counted: `tests/cluster.rs`.)
 
 mod common;
 
 use common::*;
 use std::io::Read;
 use std::time::{Duration, Instant};
-
-/// The coordinator's `/metrics` address (it was started with `--metrics-listen`).
-fn metrics_addr(c: &mut Proc) -> String {
-    let m = c.wait_for("metrics listening on ", Duration::from_secs(10));
-    m.split_whitespace().next().unwrap().to_string()
-}
-
-/// A gauge or counter of the coordinator's `/metrics`.
-fn metric(addr: &str, name: &str) -> u64 {
-    let text = http_get(addr, "/metrics");
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
-}
-
-/// Polls until `ok`, at most `limit`.
-fn eventually(limit: Duration, what: &str, mut ok: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !ok() {
-        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 /// A hard position for the small test table: minutes of search on it.
 const HARD: &str = "U' L2 F L2 B R2 B F' D2 L2 F' D2 F R' B D F' L U' R' U2";
@@ -109,38 +86,6 @@ fn a_table_no_worker_holds_is_refused_at_once() {
 }
 
 #[test]
-fn a_worker_refused_for_its_token_is_counted_and_logged() {
-    let _g = serial();
-    let tables = tables_dir();
-    let dir = scratch("token-count");
-    let good = dir.join("good");
-    let bad = dir.join("bad");
-    std::fs::write(&good, "right-token\n").unwrap();
-    std::fs::write(&bad, "wrong-token\n").unwrap();
-    let (mut c, url) = coordinator(
-        &dir,
-        &[
-            "--token-file",
-            good.to_str().unwrap(),
-            "--metrics-listen",
-            "127.0.0.1:0",
-        ],
-    );
-    let m = metrics_addr(&mut c);
-    assert_eq!(metric(&m, "cubeswarm_workers_refused_total"), 0);
-    refused_worker(
-        &dir,
-        "w-bad",
-        &url,
-        &["--table", "twophase", "--token-file", bad.to_str().unwrap()],
-        &tables,
-    );
-    refused_worker(&dir, "w-none", &url, &["--table", "twophase"], &tables);
-    assert_eq!(metric(&m, "cubeswarm_workers_refused_total"), 2);
-    assert!(c.log().contains("worker refused"), "{}", c.log());
-}
-
-#[test]
 fn a_connection_that_never_speaks_is_closed() {
     let _g = serial();
     let dir = scratch("silent");
@@ -148,7 +93,14 @@ fn a_connection_that_never_speaks_is_closed() {
     let addr = url.trim_start_matches("http://");
     let mut s = std::net::TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut buf = [0u8; 16];
-    // The coordinator closes it: end of stream, not a read timeout.
-    assert_eq!(s.read(&mut buf).unwrap(), 0);
+    // The coordinator closes it: end of stream (whatever it sent first), not a read
+    // timeout.
+    let mut buf = [0u8; 256];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => continue,
+            Err(e) => panic!("the silent connection is still open: {e}"),
+        }
+    }
 }

@@ -52,6 +52,16 @@ struct FakeExec {
     cancelled: Vec<Job>,
 }
 
+impl FakeExec {
+    /// A cancellation: the job stops running, its (poisoned) answer may still come.
+    fn cancel(&mut self, job: JobId) {
+        if let Some(i) = self.running.iter().position(|j| j.id == job) {
+            let j = self.running.remove(i);
+            self.cancelled.push(j);
+        }
+    }
+}
+
 struct Input {
     lines: Vec<(u64, String, Result<Position, RecordError>)>,
 }
@@ -369,26 +379,12 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 }
                 Action::Cancel { job, .. } => {
                     if let Some(e) = execs.get_mut(&to) {
-                        if let Some(i) = e.running.iter().position(|j| j.id == job) {
-                            let j = e.running.remove(i);
-                            e.cancelled.push(j);
-                        }
+                        e.cancel(job);
                     }
                 }
             }
         }
-        for id in expired.borrow_mut().drain(..) {
-            f.lease_expiries += 1;
-            // Told its lease ended: a live executor drops what it ran (the driver gave it
-            // to others) and joins again.
-            if let Some(e) = execs.get_mut(&id) {
-                if e.health == Health::Alive {
-                    e.running.clear();
-                    e.drained = false;
-                    join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
-                }
-            }
-        }
+        f.lease_expiries += rejoin_expired(&mut driver, &outbox, &expired, &mut execs);
         // What the client received on this connection.
         {
             let mut seen = conn.seen.borrow_mut();
@@ -438,10 +434,7 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 match a {
                     Action::Cancel { job, .. } => {
                         if let Some(e) = execs.get_mut(&to) {
-                            if let Some(i) = e.running.iter().position(|j| j.id == job) {
-                                let j = e.running.remove(i);
-                                e.cancelled.push(j);
-                            }
+                            e.cancel(job);
                         }
                     }
                     Action::Dispatch { job, .. } => {
@@ -449,16 +442,7 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                     }
                 }
             }
-            for id in expired.borrow_mut().drain(..) {
-                f.lease_expiries += 1;
-                if let Some(e) = execs.get_mut(&id) {
-                    if e.health == Health::Alive {
-                        e.running.clear();
-                        e.drained = false;
-                        join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
-                    }
-                }
-            }
+            f.lease_expiries += rejoin_expired(&mut driver, &outbox, &expired, &mut execs);
             if execs
                 .values()
                 .any(|e| !e.running.is_empty() && e.health == Health::Alive)
@@ -588,6 +572,27 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
         driver.scheduler().counters(),
         driver.scheduler().job_counts(),
     ))
+}
+
+/// The executors told that their lease ended: a live one drops what it ran (the driver
+/// gave it to others) and joins again. Returns how many were told.
+fn rejoin_expired(
+    driver: &mut Driver<'_>,
+    outbox: &Outbox,
+    expired: &Rc<RefCell<Vec<ExecutorId>>>,
+    execs: &mut BTreeMap<ExecutorId, FakeExec>,
+) -> u64 {
+    let told: Vec<ExecutorId> = expired.borrow_mut().drain(..).collect();
+    for &id in &told {
+        if let Some(e) = execs.get_mut(&id) {
+            if e.health == Health::Alive {
+                e.running.clear();
+                e.drained = false;
+                join(driver, outbox, expired, id, e.capacity, e.has_table);
+            }
+        }
+    }
+    told.len() as u64
 }
 
 fn join(

@@ -344,3 +344,26 @@ pub fn wait_for_records(path: &Path, n: usize) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// The coordinator's `/metrics` address (it was started with `--metrics-listen`).
+pub fn metrics_addr(c: &mut Proc) -> String {
+    let m = c.wait_for("metrics listening on ", Duration::from_secs(10));
+    m.split_whitespace().next().unwrap().to_string()
+}
+
+/// A gauge or counter of the coordinator's `/metrics`.
+pub fn metric(addr: &str, name: &str) -> u64 {
+    let text = http_get(addr, "/metrics");
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+}
+
+/// Polls until `ok`, at most `limit`.
+pub fn eventually(limit: Duration, what: &str, mut ok: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
