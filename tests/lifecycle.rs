@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use std::io::Read;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A hard position for the small test table: minutes of search on it.
 const HARD: &str = "U' L2 F L2 B R2 B F' D2 L2 F' D2 F R' B D F' L U' R' U2";
