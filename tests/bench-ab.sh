@@ -89,7 +89,8 @@ coordinator)
   for i in $(seq 1 "$ROUNDS"); do
     for side in $(order "$i"); do
       r=$("$(bin_of "$side")" bench coordinator --workers 1000 --lines "$LINES" 2>&1 |
-        awk '/throughput/ { t = $2 } /driver thread/ { c = $6 } END { print t " positions/s, " c " per driver CPU-second" }' | tr -d '(')
+        awk '/throughput/ { t = $2 } /driver thread/ { c = $6 } /peak RSS/ { m = $3 }
+             END { printf "%s positions/s, %s per driver CPU-second, peak RSS %s MiB", t, substr(c, 2), m }')
       echo "round $i: $side $r"
     done
   done

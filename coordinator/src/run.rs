@@ -119,16 +119,17 @@ struct CallerSink<'a> {
 }
 
 impl RequestSink for CallerSink<'_> {
-    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
+    fn record(&mut self, r: Record) -> std::io::Result<()> {
         let mut seen = self.seen.borrow_mut();
-        for r in records {
-            seen.records += 1;
-            if r.outcome.is_err() {
-                seen.errors += 1;
-            }
-            (self.sink)(r)?;
+        seen.records += 1;
+        if r.outcome.is_err() {
+            seen.errors += 1;
         }
-        self.window.release(seen.records);
+        (self.sink)(r)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.window.release(self.seen.borrow().records);
         Ok(())
     }
 

@@ -52,8 +52,8 @@ struct Seen {
 struct Sink(Rc<RefCell<Seen>>);
 
 impl RequestSink for Sink {
-    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
-        self.0.borrow_mut().records.extend(records);
+    fn record(&mut self, record: Record) -> std::io::Result<()> {
+        self.0.borrow_mut().records.push(record);
         Ok(())
     }
     fn end(&mut self, how: Result<(), RequestError>) {

@@ -187,8 +187,8 @@ struct Seen {
 struct Client(Rc<RefCell<Seen>>);
 
 impl RequestSink for Client {
-    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
-        self.0.borrow_mut().records.extend(records);
+    fn record(&mut self, record: Record) -> std::io::Result<()> {
+        self.0.borrow_mut().records.push(record);
         Ok(())
     }
     fn progress(&mut self, p: &RequestProgress) -> std::io::Result<()> {

@@ -78,7 +78,7 @@ pub enum Event {
     /// An executor joined.
     Joined(ExecutorId, Box<dyn Executor + Send>),
     /// A client opened a request.
-    Open(ClientKey, OpenRequest),
+    Open(ClientKey, Box<OpenRequest>),
     /// Lines of a request, in input order.
     Lines(ClientKey, Vec<Line>),
     /// A request's input ended.

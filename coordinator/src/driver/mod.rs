@@ -234,7 +234,7 @@ impl<'s> Driver<'s> {
         match event {
             Event::Executor(e) => self.executor_event(e),
             Event::Joined(id, exec) => self.join(id, exec),
-            Event::Open(key, open) => self.open(key, open.into()),
+            Event::Open(key, open) => self.open(key, (*open).into()),
             Event::Lines(key, lines) => {
                 if let Some(r) = self.requests.get_mut(&key) {
                     for l in lines {
@@ -270,9 +270,14 @@ impl<'s> Driver<'s> {
     fn executor_event(&mut self, e: ExecutorEvent) {
         match e {
             ExecutorEvent::Result(id, r) => {
-                self.sched.heartbeat(id);
+                if self.cfg.scheduler.lease_us.is_some() {
+                    // Any word from an executor renews its lease (a late answer too).
+                    self.sched.heartbeat(id);
+                }
                 if let Some(x) = self.executors.get_mut(&id) {
-                    x.live.retain(|l| l.job != r.id);
+                    if !x.live.is_empty() {
+                        x.live.retain(|l| l.job != r.id);
+                    }
                 }
                 self.sched.tick(self.now);
                 self.sched.on_result(id, r);
@@ -308,13 +313,15 @@ impl<'s> Driver<'s> {
         self.now = self.now.max(now);
         self.sched.tick(self.now);
         self.act();
-        self.release();
+        let mut ended = self.release();
         if self.cfg.progress_every_us.is_some() && self.now >= self.next_progress {
-            self.progress();
+            ended |= self.progress();
             self.next_progress = self.now + self.cfg.progress_every_us.unwrap_or(0);
         }
-        // Cancellations of the requests that ended.
-        self.act();
+        if ended {
+            // The cancellations of the requests that ended.
+            self.act();
+        }
     }
 
     /// When the driver must step next even if no event comes (µs), if anything waits on
@@ -384,16 +391,24 @@ impl<'s> Driver<'s> {
         }
     }
 
-    /// Hands released records to their sinks and ends the requests that are over.
-    fn release(&mut self) {
+    /// Hands released records to their sinks and ends the requests that are over (true if
+    /// any ended).
+    fn release(&mut self) -> bool {
         let mut over: Vec<(ClientKey, Result<(), RequestError>)> = Vec::new();
         let mut refusals: Vec<(ClientKey, u64)> = Vec::new();
-        for (&key, r) in self.requests.iter_mut() {
-            let records = self.sched.take_records(r.id);
-            if !records.is_empty() {
-                let n = records.len() as u64;
+        'requests: for (&key, r) in self.requests.iter_mut() {
+            // One at a time, as the scheduler releases them: nothing held twice.
+            let mut n = 0;
+            while let Some(rec) = self.sched.next_record(r.id) {
+                n += 1;
+                if let Err(e) = r.sink.record(rec) {
+                    over.push((key, Err(RequestError::Output(e))));
+                    continue 'requests;
+                }
+            }
+            if n > 0 {
                 r.records += n;
-                if let Err(e) = r.sink.records(records) {
+                if let Err(e) = r.sink.flush() {
                     over.push((key, Err(RequestError::Output(e))));
                     continue;
                 }
@@ -425,9 +440,11 @@ impl<'s> Driver<'s> {
                 ));
             }
         }
+        let ended = !over.is_empty();
         for (key, how) in over {
             self.end_request(key, how);
         }
+        ended
     }
 
     /// Ends the request of `key` (if open): its jobs are dropped, its sink told.
@@ -442,7 +459,8 @@ impl<'s> Driver<'s> {
         r.sink.end(how);
     }
 
-    fn progress(&mut self) {
+    /// Sends each request its progress (true if a client turned out to be gone).
+    fn progress(&mut self) -> bool {
         let mut gone = Vec::new();
         for (&key, r) in self.requests.iter_mut() {
             let p = self.sched.progress(r.id);
@@ -469,9 +487,11 @@ impl<'s> Driver<'s> {
                 gone.push((key, e));
             }
         }
+        let ended = !gone.is_empty();
         for (key, e) in gone {
             self.end_request(key, Err(RequestError::Output(e)));
         }
+        ended
     }
 
     fn shutdown(&mut self) {

@@ -50,9 +50,13 @@ pub trait RequestSink {
     /// Room for `n` more lines in flight: called when the request opens (its window) and
     /// as records are released, so that the input is read ahead by a bounded amount.
     fn room(&mut self, _n: u64) {}
-    /// Records released, in input order. An error means the client cannot take them
-    /// (gone, or its output failed): the request ends with that error.
-    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()>;
+    /// The next record released, in input order. An error means the client cannot take
+    /// it (gone, or its output failed): the request ends with that error.
+    fn record(&mut self, record: Record) -> std::io::Result<()>;
+    /// The records released in this step are all out: send what is buffered.
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
     /// Progress. An error means the client is gone: the request ends.
     fn progress(&mut self, _p: &RequestProgress) -> std::io::Result<()> {
         Ok(())

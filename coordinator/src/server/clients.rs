@@ -31,6 +31,8 @@ fn end_marker() -> Result<w::SolveResponse, Status> {
 /// A client's stream as the request's sink.
 struct ClientSink {
     out: ClientTx,
+    /// Records not yet sent (a message holds up to [`RECORDS_PER_MESSAGE`]).
+    pending: Vec<w::Record>,
     /// Tells the connection's handler that the request is over.
     ended: Option<oneshot::Sender<()>>,
     /// Lines in flight: a permit per line the handler may post.
@@ -50,16 +52,24 @@ impl RequestSink for ClientSink {
             .add_permits(usize::try_from(n).unwrap_or(Semaphore::MAX_PERMITS));
     }
 
-    fn records(&mut self, records: Vec<Record>) -> std::io::Result<()> {
-        for chunk in records.chunks(RECORDS_PER_MESSAGE) {
-            let msg = w::SolveResponse {
-                msg: Some(ToClient::Records(w::Records {
-                    records: chunk.iter().map(w::Record::from).collect(),
-                })),
-            };
-            self.out.send(Ok(msg)).map_err(|_| gone())?;
+    fn record(&mut self, record: Record) -> std::io::Result<()> {
+        self.pending.push(w::Record::from(&record));
+        if self.pending.len() >= RECORDS_PER_MESSAGE {
+            self.flush()?;
         }
         Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let msg = w::SolveResponse {
+            msg: Some(ToClient::Records(w::Records {
+                records: std::mem::take(&mut self.pending),
+            })),
+        };
+        self.out.send(Ok(msg)).map_err(|_| gone())
     }
 
     fn progress(&mut self, p: &RequestProgress) -> std::io::Result<()> {
@@ -145,16 +155,17 @@ impl clients_server::Clients for ClientsSvc {
         let (ended, mut ended_rx) = oneshot::channel();
         self.0.post(Event::Open(
             key,
-            OpenRequest {
+            Box::new(OpenRequest {
                 settings,
                 table: open.table,
                 sink: Box::new(ClientSink {
                     out: out.clone(),
+                    pending: Vec::new(),
                     ended: Some(ended),
                     window: window.clone(),
                 }),
                 wait_for_executors_us: open.wait_for_workers_ms.map(|ms| ms.saturating_mul(1000)),
-            },
+            }),
         ))?;
         let shared = self.0.clone();
         tokio::spawn(async move {
