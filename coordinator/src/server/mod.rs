@@ -319,7 +319,12 @@ fn first_byte_within(
     let silent = Arc::new(tokio::sync::Semaphore::new(MAX_SILENT));
     tokio::spawn(async move {
         loop {
-            let stream = match listener.accept().await {
+            // The server is gone (its incoming stream dropped): stop listening.
+            let accepted = tokio::select! {
+                a = listener.accept() => a,
+                _ = tx.closed() => return,
+            };
+            let stream = match accepted {
                 Ok((s, _)) => s,
                 Err(e) => {
                     // Out of file descriptors and the like: wait a moment, go on.
@@ -332,9 +337,6 @@ fn first_byte_within(
                 tracing::warn!("too many silent connections; closing a new one");
                 continue;
             };
-            if tx.is_closed() {
-                return;
-            }
             let tx = tx.clone();
             tokio::spawn(async move {
                 let mut byte = [0u8; 1];
