@@ -25,18 +25,7 @@ fn batch_with_good_and_bad_lines_matches_the_embedded_solver() {
     let _w1 = worker(&dir, "w1", &url, &["--table", "twophase"], &tables);
     let _w2 = worker(&dir, "w2", &url, &["--table", "twophase"], &tables);
     let out = dir.join("out.txt");
-    let (st, _, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--method",
-        "twophase",
-        "--input",
-        input.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let (st, _, err) = solve_file(&url, &input, &out, &["--method", "twophase"]);
     // Exit status 3: the run ended, but the bad lines have error records.
     assert_eq!(st.code(), Some(3), "{err}");
     check_records(&lines, &out, 20);
@@ -323,18 +312,7 @@ fn a_worker_without_a_table_gets_none_of_its_jobs_and_fetches_it_when_asked() {
     let input = dir.join("in.txt");
     std::fs::write(&input, "R U R' U'\nF2 D L'\nR U F D B L\n").unwrap();
     let out = dir.join("out.txt");
-    let (st, _, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--table",
-        "h48h0k4",
-        "--quiet",
-        "--input",
-        input.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-    ]);
+    let (st, _, err) = solve_file(&url, &input, &out, &["--table", "h48h0k4"]);
     assert!(st.success(), "{err}");
     let got = read_records(&out);
     assert_eq!(got.len(), 3);
@@ -423,18 +401,7 @@ fn a_line_that_panics_on_a_worker_is_one_error_record() {
     );
     w.wait_for("connected to coordinator", Duration::from_secs(120));
     let out = dir.join("out.txt");
-    let (st, _, err) = client(&[
-        "solve",
-        "--coordinator",
-        &url,
-        "--method",
-        "twophase",
-        "--input",
-        input.to_str().unwrap(),
-        "--output",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let (st, _, err) = solve_file(&url, &input, &out, &["--method", "twophase"]);
     assert_eq!(st.code(), Some(3), "one line has no solution: {err}");
     let got = read_records(&out);
     assert_eq!(

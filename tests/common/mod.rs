@@ -367,3 +367,25 @@ pub fn eventually(limit: Duration, what: &str, mut ok: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// The client solving the file `input` into `out` through `url`, with `extra` flags; returns
+/// (exit status, stdout, stderr).
+pub fn solve_file(
+    url: &str,
+    input: &Path,
+    out: &Path,
+    extra: &[&str],
+) -> (std::process::ExitStatus, String, String) {
+    let mut args = vec![
+        "solve",
+        "--coordinator",
+        url,
+        "--quiet",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    client(&args)
+}
