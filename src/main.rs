@@ -13,6 +13,7 @@ mod progress;
 mod remote_solve;
 mod show;
 mod solve_cmd;
+mod status_cmd;
 mod tables_cmd;
 mod worker_cmd;
 
@@ -112,6 +113,8 @@ enum Command {
     },
     /// Serve a coordinator: run its jobs on this machine's tables until SIGTERM.
     Worker(worker_cmd::WorkerArgs),
+    /// Show a cluster's coordinator at a glance: workers, open requests, totals.
+    Status(status_cmd::StatusArgs),
 }
 
 fn main() {
@@ -137,6 +140,7 @@ fn main() {
         Command::Bench { which } => bench_cmd::run(&dir, which),
         Command::Coordinator(args) => coordinator_cmd::run(&dir, &cli.common, args),
         Command::Worker(args) => worker_cmd::run(&dir, &cli.common, args),
+        Command::Status(args) => status_cmd::run(&cli.common, args),
     };
     if let Err(e) = result {
         eprintln!("cubeswarm: error: {e:#}");

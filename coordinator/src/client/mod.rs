@@ -31,6 +31,7 @@ mod outage;
 pub mod output;
 mod reader;
 mod resume;
+pub mod status;
 pub mod session;
 mod table;
 

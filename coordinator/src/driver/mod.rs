@@ -27,10 +27,14 @@
 mod event;
 mod run_loop;
 mod sink;
+pub mod stats;
+mod view;
 
 pub use event::{ClientKey, Event, Line, Open, OpenRequest, Query};
 pub use run_loop::{run_loop, Disconnected};
 pub use sink::{RequestError, RequestProgress, RequestSink};
+pub use stats::Stats;
+pub use view::RequestView;
 
 use crate::executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
 use crate::scheduler::{Action, Config, RequestId, Scheduler};
@@ -116,6 +120,7 @@ pub struct Driver<'s> {
     now: u64,
     next_progress: u64,
     shut_down: bool,
+    stats: Stats,
 }
 
 impl<'s> Driver<'s> {
@@ -129,6 +134,7 @@ impl<'s> Driver<'s> {
             requests: BTreeMap::new(),
             now: 0,
             shut_down: false,
+            stats: Stats::default(),
         }
     }
 
@@ -183,6 +189,7 @@ impl<'s> Driver<'s> {
     /// Adds an executor.
     pub fn join(&mut self, id: ExecutorId, exec: Box<dyn Executor + 's>) {
         let threads = u32::try_from(exec.capacity()).unwrap_or(u32::MAX);
+        self.stats.joined(id, &exec.name(), threads, self.now);
         self.sched.add_executor(id, exec.capacity(), exec.tables());
         self.executors.insert(
             id,
@@ -213,6 +220,7 @@ impl<'s> Driver<'s> {
         let mut sink = open.sink;
         sink.room(window);
         let id = self.sched.open_request(open.settings, open.table.clone());
+        self.stats.opened(key, &open.table, self.now);
         self.requests.insert(
             key,
             Req {
@@ -240,6 +248,7 @@ impl<'s> Driver<'s> {
                     for l in lines {
                         r.lines += 1;
                         let x = l.line;
+                        self.stats.arrived(r.id, x.line, self.now);
                         self.sched.push_line_resumed(
                             r.id,
                             x.line,
@@ -280,21 +289,25 @@ impl<'s> Driver<'s> {
                     }
                 }
                 self.sched.tick(self.now);
+                self.stats.result(id, &r, self.now);
                 self.sched.on_result(id, r);
             }
             ExecutorEvent::Heartbeat(id, live) => {
                 self.sched.heartbeat(id);
+                self.stats.heard(id, self.now);
                 if let Some(x) = self.executors.get_mut(&id) {
                     x.live = live;
                 }
             }
             ExecutorEvent::Capacity { id, threads, slots } => {
                 self.sched.heartbeat(id);
+                self.stats.heard(id, self.now);
                 self.sched.set_capacity(id, slots);
                 self.set_threads(id, threads);
             }
             ExecutorEvent::Gone(id) => {
                 if let Some(x) = self.executors.remove(&id) {
+                    self.stats.left(id, &x.exec.name(), false, self.now);
                     tracing::info!(
                         executor = id.0,
                         worker = %x.exec.name(),
@@ -312,6 +325,7 @@ impl<'s> Driver<'s> {
     pub fn step(&mut self, now: u64) {
         self.now = self.now.max(now);
         self.sched.tick(self.now);
+        self.sample_stats();
         self.act();
         let mut ended = self.release();
         if self.cfg.progress_every_us.is_some() && self.now >= self.next_progress {
@@ -360,6 +374,8 @@ impl<'s> Driver<'s> {
             match a {
                 Action::Dispatch { to, job } => {
                     if let Some(e) = self.executors.get(&to) {
+                        let of = self.sched.job_of(job.id).map(|j| (j.0, j.1));
+                        self.stats.dispatched(of, &job, self.now);
                         e.exec.submit(job);
                     }
                 }
@@ -380,6 +396,7 @@ impl<'s> Driver<'s> {
                 .collect();
             for id in forgotten {
                 if let Some(x) = self.executors.remove(&id) {
+                    self.stats.left(id, &x.exec.name(), true, self.now);
                     tracing::warn!(
                         executor = id.0,
                         worker = %x.exec.name(),
@@ -453,6 +470,8 @@ impl<'s> Driver<'s> {
             return;
         };
         self.sched.close_request(r.id);
+        let failure = how.as_ref().err().map(ToString::to_string);
+        self.stats.ended(key, r.id, r.records, failure, self.now);
         if let Err(e) = &how {
             tracing::info!(client = key.0, "request ended: {e}");
         }

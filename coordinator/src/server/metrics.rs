@@ -1,6 +1,8 @@
 //! Prometheus metrics: the core publishes its counters here, an HTTP endpoint renders
 //! them in the text exposition format.
 
+use crate::driver::stats::{Histogram, BUCKETS};
+use crate::driver::{Driver, ExecutorView};
 use crate::scheduler::Scheduler;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -194,4 +196,100 @@ impl Metrics {
         );
         s
     }
+}
+
+/// Workers given their own label values at most (the first by executor id; the rest
+/// are in the totals only), so a large cluster cannot blow up the series count.
+pub const MAX_LABELLED_WORKERS: usize = 64;
+
+/// A label value, escaped as the text format wants.
+fn label(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            '"' => s.push_str("\\\""),
+            '\n' => s.push_str("\\n"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// One histogram in the text format.
+fn put_histogram(s: &mut String, name: &str, help: &str, h: &Histogram) {
+    let _ = writeln!(s, "# HELP {name} {help}");
+    let _ = writeln!(s, "# TYPE {name} histogram");
+    let mut acc = 0;
+    for (i, b) in BUCKETS.iter().enumerate() {
+        acc += h.counts[i];
+        let _ = writeln!(s, "{name}_bucket{{le=\"{b}\"}} {acc}");
+    }
+    let _ = writeln!(s, "{name}_bucket{{le=\"+Inf\"}} {}", h.count);
+    let _ = writeln!(s, "{name}_sum {:.6}", h.sum_us as f64 / 1e6);
+    let _ = writeln!(s, "{name}_count {}", h.count);
+}
+
+/// The figures read off the driver (on its thread): job run time and queue wait
+/// histograms, open requests, worker slots and draining workers, and per-worker rates
+/// and counts for at most [`MAX_LABELLED_WORKERS`] workers.
+pub fn render_driver(d: &Driver<'_>) -> String {
+    let mut s = String::with_capacity(4096);
+    let stats = d.stats();
+    put_histogram(
+        &mut s,
+        "cubeswarm_job_run_seconds",
+        "Wall time of answered jobs on their worker.",
+        &stats.run_time,
+    );
+    put_histogram(
+        &mut s,
+        "cubeswarm_queue_wait_seconds",
+        "From a line's arrival at the coordinator to the dispatch of its first job.",
+        &stats.queue_wait,
+    );
+    let execs = d.executors();
+    let slots: usize = execs.iter().map(|x| x.slots).sum();
+    let draining = execs.iter().filter(|x| x.slots == 0).count();
+    let _ = writeln!(
+        s,
+        "# HELP cubeswarm_requests_open Client requests open.\n# TYPE cubeswarm_requests_open gauge\ncubeswarm_requests_open {}",
+        d.request_count()
+    );
+    let _ = writeln!(
+        s,
+        "# HELP cubeswarm_worker_slots Jobs the connected workers may hold at once.\n# TYPE cubeswarm_worker_slots gauge\ncubeswarm_worker_slots {slots}"
+    );
+    let _ = writeln!(
+        s,
+        "# HELP cubeswarm_workers_draining Connected workers that take no new jobs.\n# TYPE cubeswarm_workers_draining gauge\ncubeswarm_workers_draining {draining}"
+    );
+    let now = d.now();
+    let labelled = &execs[..execs.len().min(MAX_LABELLED_WORKERS)];
+    let mut family = |name: &str, kind: &str, help: &str, v: &dyn Fn(&ExecutorView) -> String| {
+        let _ = writeln!(s, "# HELP {name} {help}");
+        let _ = writeln!(s, "# TYPE {name} {kind}");
+        for x in labelled {
+            let _ = writeln!(s, "{name}{{worker=\"{}\"}} {}", label(&x.name), v(x));
+        }
+    };
+    family(
+        "cubeswarm_worker_positions_per_second",
+        "gauge",
+        "Positions per second of a worker over about the last minute (64 workers at most).",
+        &|x| format!("{:.3}", stats.exec_rate(x.id, now)),
+    );
+    family(
+        "cubeswarm_worker_jobs_done_total",
+        "counter",
+        "Jobs a worker answered since it joined (64 workers at most).",
+        &|x| stats.exec(x.id).map_or(0, |e| e.jobs_done).to_string(),
+    );
+    family(
+        "cubeswarm_worker_jobs_running",
+        "gauge",
+        "Jobs a worker runs (64 workers at most).",
+        &|x| x.running.to_string(),
+    );
+    s
 }

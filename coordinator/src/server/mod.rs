@@ -250,8 +250,12 @@ pub async fn start(
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let (metrics_stop_tx, metrics_stop_rx) = oneshot::channel::<()>();
     if let Some(l) = metrics_listener {
-        let m = metrics.clone();
-        tokio::spawn(http::serve_metrics(l, m, metrics_stop_rx));
+        let state = http::HttpState {
+            metrics: metrics.clone(),
+            core: core_tx.clone(),
+            token: cfg.token.clone(),
+        };
+        tokio::spawn(http::serve_http(l, state, metrics_stop_rx));
     }
     health
         .set_serving::<workers_server::WorkersServer<WorkersSvc>>()
