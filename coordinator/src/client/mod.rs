@@ -31,8 +31,8 @@ mod outage;
 pub mod output;
 mod reader;
 mod resume;
-pub mod status;
 pub mod session;
+pub mod status;
 mod table;
 
 pub use error::ClientError;

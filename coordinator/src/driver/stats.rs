@@ -280,7 +280,9 @@ impl Stats {
         if let Some((t, v)) = self.last_sample {
             let dt = now.saturating_sub(t).max(1);
             // Steps missed while idle count as zero throughput.
-            let missed = (dt / SAMPLE_EVERY_US).saturating_sub(1).min(THROUGHPUT_STEPS as u64);
+            let missed = (dt / SAMPLE_EVERY_US)
+                .saturating_sub(1)
+                .min(THROUGHPUT_STEPS as u64);
             for _ in 0..missed {
                 self.push_throughput(0.0);
             }

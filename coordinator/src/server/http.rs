@@ -106,7 +106,10 @@ async fn metrics(axum::extract::State(s): axum::extract::State<HttpState>) -> Re
         body.push_str(&more);
     }
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         body,
     )
         .into_response()
