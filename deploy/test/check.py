@@ -96,6 +96,10 @@ def validate(objects):
             check_scaled_object(o, objects)
             notes.append(f"{what}: no schema offline, checked by its rules")
             continue
+        if o.get("apiVersion", "").startswith("monitoring.coreos.com/"):
+            check_monitoring_object(o, objects)
+            notes.append(f"{what}: no schema offline, checked by its rules")
+            continue
         for v in SCHEMA_VERSIONS:
             try:
                 kubernetes_validate.validate(o, v, strict=True)
@@ -138,6 +142,59 @@ def scaled_object_metrics():
                 for t in o["spec"]["triggers"]:
                     names |= set(re.findall(r"\b(cubeswarm_[a-z_]+)", t["metadata"]["query"]))
     return names
+
+
+MONITORING = os.path.join(DEPLOY, "components", "monitoring")
+
+
+def check_monitoring_object(o, objects):
+    """The Prometheus operator's objects of the monitoring component."""
+    spec = o["spec"]
+    if o["kind"] == "PrometheusRule":
+        plain = yaml.safe_load(open(os.path.join(MONITORING, "prometheus-rules.yaml")))
+        assert spec == plain, "prometheusrule.yaml's groups differ from prometheus-rules.yaml's"
+        for g in spec["groups"]:
+            for r in g["rules"]:
+                assert r.get("alert") and r.get("expr"), f"rule without alert or expr: {r}"
+                assert r.get("labels", {}).get("severity") in ("critical", "warning"), f"{r['alert']}: severity"
+                assert r.get("annotations", {}).get("summary"), f"{r['alert']}: no summary"
+    elif o["kind"] == "ServiceMonitor":
+        want = spec["selector"]["matchLabels"]
+        ports = {e["port"] for e in spec["endpoints"]}
+        svcs = [x for x in objects if x["kind"] == "Service"
+                and all(x["metadata"].get("labels", {}).get(k) == v for k, v in want.items())
+                and ports & {p.get("name") for p in x["spec"]["ports"]}]
+        assert svcs, f"ServiceMonitor {o['metadata']['name']} selects no Service with port {ports}"
+    else:
+        raise AssertionError(f"unexpected {o['kind']}")
+
+
+def monitoring_metrics():
+    """The metric names the dashboard and the alert rules read."""
+    names = set()
+    for f in ("grafana-dashboard.json", "prometheus-rules.yaml"):
+        names |= set(re.findall(r"\b(cubeswarm_[a-z_]+)", open(os.path.join(MONITORING, f)).read()))
+    return names
+
+
+def check_dashboard():
+    d = json.load(open(os.path.join(MONITORING, "grafana-dashboard.json")))
+    assert d["uid"] and d["title"] and d["panels"], "dashboard without uid, title or panels"
+    ids = [p["id"] for p in d["panels"]]
+    assert len(ids) == len(set(ids)), "panel ids repeat"
+    for p in d["panels"]:
+        assert p["targets"] and all(t.get("expr") for t in p["targets"]), f"panel {p['title']}: no query"
+    return f"{len(d['panels'])} panels, {len(monitoring_metrics())} metric names"
+
+
+def check_rules_promtool():
+    promtool = shutil.which("promtool")
+    if not promtool:
+        return "SKIPPED: promtool is not installed (Debian's prometheus package has it)"
+    out = subprocess.run([promtool, "check", "rules", os.path.join(MONITORING, "prometheus-rules.yaml")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, f"promtool check rules:\n{out.stdout}{out.stderr}"
+    return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else "ok"
 
 
 # ---- 2. rules ----------------------------------------------------------------------------
@@ -535,7 +592,14 @@ def e2e(ctx, binary, tables, work, rootfs):
         assert metric(text, "cubeswarm_workers_connected") == replicas, "workers connected"
         for name in scaled_object_metrics():
             metric(text, name)
-        return f"cubeswarm_workers_connected {replicas}; the autoscaler's {sorted(scaled_object_metrics())} exported"
+        # The dashboard's and the alerts' (a family may have no sample yet: its TYPE line).
+        families = set(re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M))
+        have = {n for n, _ in families} | {n + s for n, k in families if k == "histogram"
+                                            for s in ("_bucket", "_sum", "_count")}
+        missing = sorted(monitoring_metrics() - have)
+        assert not missing, f"the dashboard or the alert rules use {missing}, not in /metrics"
+        return (f"cubeswarm_workers_connected {replicas}; the autoscaler's {sorted(scaled_object_metrics())} "
+                f"and the dashboard's and alerts' {len(monitoring_metrics())} metrics exported")
 
     checks.run("e2e: /metrics on the metrics Service's port counts the workers", metrics_exposed)
 
@@ -682,6 +746,8 @@ def main():
     checks = Checks()
     ctx = {"checks": checks}
     checks.run("the validator is strict (refuses unknown fields and wrong types)", validation_is_strict)
+    checks.run("monitoring: the Grafana dashboard", check_dashboard)
+    checks.run("monitoring: promtool check rules", check_rules_promtool)
     sizes = table_sizes(a.binary)
     for label, path in targets(a.work):
         objs = checks.run(f"render {label}", render, a.kubectl, path)
