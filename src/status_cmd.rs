@@ -37,7 +37,7 @@ pub fn run(common: &Common, a: StatusArgs) -> anyhow::Result<()> {
     let cfg = common.client_config(&a.coordinator)?;
     let every = match a.watch {
         None => None,
-        Some(s) if s.is_finite() && s >= 0.1 && s <= 86_400.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) if (0.1..=86_400.0).contains(&s) => Some(Duration::from_secs_f64(s)),
         Some(s) => bail!("--watch {s}: give seconds between 0.1 and 86400"),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
