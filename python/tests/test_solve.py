@@ -41,9 +41,13 @@ def test_a_solved_cube_has_an_empty_solution(tables_dir):
 
 
 def test_several_solutions_and_min_length(tables_dir):
-    s = cubeswarm.solve("R U F", solutions=3, tables_dir=tables_dir)
+    s = cubeswarm.solve("U2 D2 F2 B2", solutions=None, tables_dir=tables_dir)
+    assert len(s.solutions) == 2 and len(set(map(tuple, s.solutions))) == 2
+    check("U2 D2 F2 B2", s)
+    f = cubeswarm.random_state(1)
+    s = cubeswarm.solve(f, method="twophase", solutions=3, tables_dir=tables_dir)
     assert len(s.solutions) == 3 and len(set(map(tuple, s.solutions))) == 3
-    check("R U F", s)
+    check(f, s)
     s = cubeswarm.solve("R", min_length=3, tables_dir=tables_dir)
     check("R", s)
     assert s.length >= 3
@@ -53,7 +57,7 @@ def test_errors_are_specific(tables_dir, tmp_path):
     with pytest.raises(cubeswarm.PositionError, match="R U Q"):
         cubeswarm.solve("R U Q", tables_dir=tables_dir)
     for kwargs, msg in [
-        (dict(max_length=30), "max_length must be at most 20"),
+        (dict(max_length=99), "max_length must be at most"),
         (dict(min_length=5, max_length=3), "min_length is larger than max_length"),
         (dict(solutions=0), "solutions must be at least 1"),
         (dict(method="fast"), "unknown method"),
