@@ -62,8 +62,7 @@ fn message(e: SettingsError) -> String {
         SettingsError::MinAboveMax { .. } => "min_length is larger than max_length".into(),
         SettingsError::NoSolutions => "solutions must be at least 1".into(),
         SettingsError::EverySolutionTwoPhase => {
-            "solutions=None asks for every optimal solution; use it with method=\"optimal\""
-                .into()
+            "solutions=None asks for every optimal solution; use it with method=\"optimal\"".into()
         }
     }
 }

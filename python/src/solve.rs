@@ -8,13 +8,14 @@ use crate::settings::{self, Args};
 use crate::wait;
 use coordinator::input::InputLine;
 use coordinator::{Event, RunError, RunStats, Source};
-use proto::{Record, RecordError, Settings};
+use proto::{Method, Record, RecordError, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList};
 use std::path::PathBuf;
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tables::Position;
 
 /// Records a `SolveMany` may hold unread (its memory bound, with the run's window).
@@ -134,6 +135,10 @@ pub fn solve<'py>(
     let parsed = Position::parse(position)
         .map_err(|e| err(Kind::Position, format!("position {position:?}: {e}")))?;
     let (settings, name, engine) = prepare(py, &args, table, tables_dir)?;
+    if settings.method == Method::TwoPhase {
+        let rec = solve_direct(py, &engine, parsed, position.trim(), &settings)?;
+        return record_dict(py, &rec, &settings);
+    }
     let pool = pool::executors(engine, thread_count(threads)).map_err(engines::table_error)?;
     let stop = pool.tx.clone();
     let (tx, rx) = mpsc::channel::<Msg>();
@@ -184,6 +189,64 @@ pub fn solve<'py>(
     }
     let rec = got.ok_or_else(|| err(Kind::Other, "no record for the position"))?;
     record_dict(py, &rec, &settings)
+}
+
+/// One two-phase position straight on the engine, on a thread of its own (cancelled on
+/// a signal): a two-phase search is one job on one thread anyway, and the embedded run's
+/// set-up (an executor pool and a driver per call) costs several times the search of a
+/// single position. Every solution is checked, as the coordinator checks them.
+fn solve_direct(
+    py: Python<'_>,
+    engine: &worker::Engine,
+    position: Position,
+    input: &str,
+    settings: &Settings,
+) -> PyResult<Record> {
+    let valid = settings
+        .clone()
+        .validate()
+        .map_err(|e| err(Kind::Settings, e.to_string()))?;
+    let stop = worker::StopToken::new();
+    let start = Instant::now();
+    let token = stop.with_deadline(
+        settings
+            .time_limit_ms
+            .map(|ms| start + Duration::from_millis(ms)),
+    );
+    let engine = engine.clone();
+    let (tx, rx) = mpsc::channel();
+    let rx = Mutex::new(rx);
+    // Not joined: the result is all that is waited for (a cancelled search stops at its
+    // next check); the thread's exit (freeing its search state) is off the caller's time.
+    std::thread::spawn(move || {
+        let _ = tx.send(engine.solve(&position, &valid, &token));
+    });
+    let got = wait::recv(py, &rx, &mut || stop.cancel());
+    let r = got?
+        .ok_or_else(|| err(Kind::Other, "the search ended without a result"))?
+        .map_err(|e| err(Kind::Other, chain(&e)))?;
+    if let Some(bad) = r.solutions.iter().find(|m| !position.is_solved_by(m)) {
+        return Err(err(
+            Kind::Other,
+            format!(
+                "internal error: a solution does not solve the position: {}",
+                tables::format_moves(bad)
+            ),
+        ));
+    }
+    Ok(Record {
+        line: 1,
+        input: input.to_string(),
+        outcome: Ok(proto::Solved {
+            solutions: r.solutions,
+            optimal: r.optimal,
+            depth_exhausted: r.depth_exhausted,
+            nodes: r.nodes,
+            lookups: r.lookups,
+            micros: start.elapsed().as_micros() as u64,
+            stop: r.stop,
+        }),
+    })
 }
 
 /// The items of a Python iterable as input lines, one batch of one line per item, read

@@ -18,7 +18,10 @@ pub fn tables_dir(tables_dir: Option<PathBuf>) -> PathBuf {
 /// size in bytes (the file's, or the expected size when missing), and the problem.
 #[pyfunction]
 #[pyo3(signature = (tables_dir=None))]
-pub fn tables_list(py: Python<'_>, tables_dir: Option<PathBuf>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+pub fn tables_list(
+    py: Python<'_>,
+    tables_dir: Option<PathBuf>,
+) -> PyResult<Vec<Bound<'_, PyDict>>> {
     let dir = engines::dir(tables_dir);
     let mut out = Vec::new();
     for name in proto::catalog::files() {
