@@ -13,6 +13,7 @@ mod progress;
 mod remote_solve;
 mod show;
 mod solve_cmd;
+mod solve_to;
 mod status_cmd;
 mod tables_cmd;
 mod worker_cmd;

@@ -136,6 +136,10 @@ pub struct SolveArgs {
     /// connected worker holds before refusing it; 0: refuse at once.
     #[arg(long, value_name = "SECS", default_value_t = 0.0)]
     wait_for_workers: f64,
+    /// Solve to this pattern (a facelet string or a scramble) instead of the solved cube:
+    /// the solutions take POSITION to it. One POSITION, solved here.
+    #[arg(long, value_name = "FACELETS")]
+    to: Option<String>,
 }
 
 /// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
@@ -281,6 +285,8 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         Some(p) => Some(Position::parse(p).with_context(|| format!("position {p:?}"))?),
         None => None,
     };
+    let cluster = a.coordinator.as_deref().is_some_and(|u| !u.is_empty());
+    let single = crate::solve_to::position_to_solve(single, a.to.as_deref(), cluster)?;
     let settings = Settings {
         method: a.method,
         min_length: a.min_length,

@@ -56,6 +56,13 @@ impl Position {
     pub fn is_solved_by(&self, moves: &[crate::Move]) -> bool {
         self.0.apply_moves(moves).is_solved()
     }
+
+    /// The position seen from `target`: its solutions are exactly the move sequences that
+    /// take `self` to `target` (solving to a pattern). `target⁻¹ · self`, solvable as
+    /// both are.
+    pub fn relative_to(&self, target: &Position) -> Position {
+        Position(target.0.inverse().compose(&self.0))
+    }
 }
 
 /// Is this text meant as a facelet string? One token, longer than any move token.
@@ -103,6 +110,22 @@ mod tests {
             "said once: {msg}"
         );
         assert!(std::error::Error::source(&e).is_none());
+    }
+
+    /// A sequence that solves the relative position takes the position to the target,
+    /// and one that does not, does not.
+    #[test]
+    fn relative_positions_are_solved_into_the_target() {
+        let p = Position::parse("R U F' D2").unwrap();
+        let t = Position::parse("L2 B").unwrap();
+        let r = p.relative_to(&t);
+        // p · (D2 F U' R' L2 B) = t, so that sequence solves r.
+        let m = crate::parse_moves("D2 F U' R' L2 B").unwrap();
+        assert!(r.is_solved_by(&m));
+        assert_eq!(p.cube().apply_moves(&m), *t.cube());
+        assert!(!r.is_solved_by(&crate::parse_moves("D2 F U' R'").unwrap()));
+        assert!(p.relative_to(&p).cube().is_solved());
+        assert_eq!(p.relative_to(&Position::SOLVED), p);
     }
 
     proptest! {

@@ -1,0 +1,203 @@
+"""cubeswarm: Rubik's Cube solving from Python.
+
+- :func:`solve`: one position (a scramble or a 54-character facelet string), optimal
+  (H48 tables + IDA*) or two-phase.
+- :func:`solve_many`: any iterable of positions (a list, a file, a generator), results in
+  input order as they come, a bad line giving an error result in its place.
+- :class:`Cluster`: the same on a cubeswarm cluster (``cubeswarm coordinator``).
+- :mod:`cubeswarm.kociemba`: a drop-in for the ``kociemba`` package's ``solve``.
+- :func:`facelets`, :func:`apply`, :func:`random_state`; :mod:`cubeswarm.tables`.
+
+Solving releases the GIL; Ctrl-C (KeyboardInterrupt) stops a solve within a fraction of
+a second. Tables live where the CLI keeps them (``$CUBESWARM_TABLES``, else
+``~/.local/share/cubeswarm/tables``) and are built on first use, with a message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Iterable, Iterator, Optional, Union
+
+from . import _native
+from ._solution import Solution
+from .errors import (
+    ClusterError,
+    CubeswarmError,
+    NoSolutionError,
+    PositionError,
+    SettingsError,
+    TableError,
+)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+__all__ = [
+    "Solution",
+    "solve",
+    "solve_many",
+    "facelets",
+    "apply",
+    "random_state",
+    "is_solved_by",
+    "Cluster",
+    "kociemba",
+    "tables",
+    "CubeswarmError",
+    "PositionError",
+    "SettingsError",
+    "TableError",
+    "NoSolutionError",
+    "ClusterError",
+]
+
+
+def _dir(tables_dir: Optional[PathLike]) -> Optional[str]:
+    return None if tables_dir is None else os.fspath(tables_dir)
+
+
+def solve(
+    position: str,
+    *,
+    method: str = "optimal",
+    max_length: int = 20,
+    min_length: int = 0,
+    solutions: Optional[int] = 1,
+    time_limit: Optional[float] = None,
+    table: Optional[str] = None,
+    threads: Optional[int] = None,
+    tables_dir: Optional[PathLike] = None,
+) -> Solution:
+    """Solves one position.
+
+    Args:
+        position: a scramble ("R U R' U'") or a 54-character facelet string (URFDLB).
+        method: "optimal" (shortest solutions, proved) or "twophase" (fast, at most
+            ``max_length`` moves).
+        max_length: the longest solution accepted.
+        min_length: the shortest solution length to look for (optimal).
+        solutions: how many solutions; None: every optimal solution (optimal only).
+        time_limit: seconds; the best solution found so far is returned when it runs out.
+        table: the H48 table (default: the largest present; h48h0k4 is built if none is).
+        threads: solver threads (default: every core).
+        tables_dir: where the tables are (default: the CLI's directory).
+
+    Returns:
+        The :class:`Solution` (empty moves for a solved cube).
+
+    Raises:
+        PositionError: the text is not a solvable position.
+        SettingsError: an argument is out of range.
+        TableError: a table is missing or damaged and cannot be built.
+        NoSolutionError: no solution within ``max_length`` / ``time_limit``.
+        KeyboardInterrupt: interrupted; the search is stopped.
+    """
+    if not isinstance(position, str):
+        raise PositionError(f"position must be a str, not {type(position).__name__}")
+    d = _native.solve(
+        position,
+        method,
+        max_length,
+        min_length,
+        solutions,
+        time_limit,
+        table,
+        threads,
+        _dir(tables_dir),
+    )
+    s = Solution._from_record(d)
+    if s.error is not None:
+        raise NoSolutionError(s.error)
+    return s
+
+
+def solve_many(
+    positions: Iterable[str],
+    *,
+    method: str = "optimal",
+    max_length: int = 20,
+    min_length: int = 0,
+    solutions: Optional[int] = 1,
+    time_limit: Optional[float] = None,
+    table: Optional[str] = None,
+    threads: Optional[int] = None,
+    tables_dir: Optional[PathLike] = None,
+    progress: bool = False,
+) -> Iterator[Solution]:
+    """Solves every position of an iterable, yielding one :class:`Solution` per item, in
+    input order, as they are solved.
+
+    ``positions`` may be a list, a file object (each line one position; trailing newlines
+    are stripped) or a generator; it is read as the solver needs more work, so memory
+    stays bounded however long it is. An item that is not a position yields a result
+    with ``ok`` False and ``error`` set, in its place: the run goes on. ``progress`` shows
+    a progress bar on stderr (tqdm when installed, else a counter line). The other
+    arguments are those of :func:`solve`. Settings and table errors are raised at once.
+    """
+    it = _native.SolveMany(
+        positions,
+        method,
+        max_length,
+        min_length,
+        solutions,
+        time_limit,
+        table,
+        threads,
+        _dir(tables_dir),
+    )
+    results = (Solution._from_record(d) for d in it)
+    if progress:
+        return _with_progress(results, positions)
+    return results
+
+
+def _with_progress(results: Iterator[Solution], positions: Iterable[str]) -> Iterator[Solution]:
+    total = len(positions) if hasattr(positions, "__len__") else None  # type: ignore[arg-type]
+    try:
+        from tqdm import tqdm  # type: ignore[import-not-found]
+    except ImportError:
+        tqdm = None
+    if tqdm is not None:
+        yield from tqdm(results, total=total, unit="pos")
+        return
+    start = time.monotonic()
+    last = 0.0
+    n = 0
+    for r in results:
+        n += 1
+        now = time.monotonic()
+        if now - last >= 0.5:
+            last = now
+            of = f"/{total}" if total is not None else ""
+            rate = n / max(now - start, 1e-9)
+            sys.stderr.write(f"\r{n}{of} positions, {rate:.1f}/s")
+            sys.stderr.flush()
+        yield r
+    rate = n / max(time.monotonic() - start, 1e-9)
+    sys.stderr.write(f"\r{n} positions, {rate:.1f}/s\n")
+
+
+def facelets(scramble: str) -> str:
+    """The 54-character facelet string (URFDLB order) of a scramble (or facelet string)."""
+    return _native.facelets(scramble)
+
+
+def apply(position: str, moves: str) -> str:
+    """The facelet string of ``position`` (scramble or facelets) after ``moves``."""
+    return _native.apply(position, moves)
+
+
+def is_solved_by(position: str, moves: Union[str, Iterable[str]]) -> bool:
+    """Whether ``moves`` (a move string or a list of moves) solve ``position``."""
+    text = moves if isinstance(moves, str) else " ".join(moves)
+    return _native.is_solved_by(position, text)
+
+
+def random_state(seed: Optional[int] = None) -> str:
+    """A uniformly random position as a facelet string; a ``seed`` makes it repeatable."""
+    return _native.random_state(seed)
+
+
+from . import kociemba, tables  # noqa: E402
+from .cluster import Cluster  # noqa: E402

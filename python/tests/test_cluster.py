@@ -1,0 +1,96 @@
+"""Cluster: a real `cubeswarm coordinator` and `cubeswarm worker` (processes built by
+cargo) on loopback, driven from Python."""
+
+import os
+import subprocess
+import time
+
+import pytest
+
+import cubeswarm
+
+
+def _wait_for(log_path, what, proc, limit=120.0):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        text = open(log_path, errors="replace").read()
+        for line in text.splitlines():
+            if what in line:
+                return line.split(what, 1)[1]
+        if proc.poll() is not None:
+            raise AssertionError(f"process ended: {text}")
+        time.sleep(0.05)
+    raise AssertionError(f"no {what!r} in {open(log_path).read()}")
+
+
+@pytest.fixture(scope="module")
+def cluster(binary, tables_dir, tmp_path_factory):
+    d = tmp_path_factory.mktemp("cluster")
+    env = dict(os.environ, CUBESWARM_TABLES=str(tables_dir), RUST_LOG="info")
+    env.pop("CUBESWARM_TOKEN", None)
+    procs = []
+    try:
+        clog = d / "coordinator.log"
+        c = subprocess.Popen([binary, "coordinator", "--listen", "127.0.0.1:0"],
+                             stderr=open(clog, "w"), stdout=subprocess.DEVNULL, env=env)
+        procs.append(c)
+        addr = _wait_for(clog, "grpc listening on ", c).split()[0]
+        url = f"http://{addr}"
+        wlog = d / "worker.log"
+        w = subprocess.Popen([binary, "worker", "--coordinator", url, "--threads", "2"],
+                             stderr=open(wlog, "w"), stdout=subprocess.DEVNULL, env=env)
+        procs.append(w)
+        _wait_for(wlog, "connected to coordinator", w)
+        yield cubeswarm.Cluster(url, connect_timeout=30)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            p.wait(30)
+
+
+def test_status_shows_the_worker(cluster):
+    st = cluster.status()
+    assert len(st["workers"]) == 1
+    assert "twophase" in st["workers"][0]["tables"]
+    assert "h48h0k4" in st["workers"][0]["tables"]
+
+
+def test_solve_both_methods(cluster):
+    s = cluster.solve("R U R' U'")
+    assert s.length == 4 and s.optimal
+    assert cubeswarm.is_solved_by("R U R' U'", s.moves)
+    f = cubeswarm.random_state(3)
+    s = cluster.solve(f, method="twophase")
+    assert cubeswarm.is_solved_by(f, s.moves) and s.length <= 20
+    with pytest.raises(cubeswarm.PositionError):
+        cluster.solve("R U Q")
+    with pytest.raises(cubeswarm.NoSolutionError):
+        cluster.solve("R U F", max_length=2)
+
+
+def test_solve_many_with_bad_lines_then_resume(cluster, tmp_path):
+    items = [cubeswarm.random_state(i) for i in range(30)]
+    items[4] = "R U Q"
+    items[17] = "not a cube"
+    out = tmp_path / "out.jsonl"
+    got = list(cluster.solve_many(iter(items), method="twophase", output=out))
+    assert [r.input for r in got] == items
+    for item, r in zip(items, got):
+        if r.ok:
+            assert cubeswarm.is_solved_by(item, r.moves)
+        else:
+            assert item in ("R U Q", "not a cube") and r.error
+    assert sum(not r.ok for r in got) == 2
+    # Resume over the same input and journal: everything is already there.
+    inp = tmp_path / "in.txt"
+    inp.write_text("\n".join(items) + "\n")
+    again = list(cluster.solve_many(inp, method="twophase", output=out, resume=True))
+    assert [r.input for r in again] == items
+
+
+def test_an_unreachable_cluster_is_a_cluster_error():
+    c = cubeswarm.Cluster("http://127.0.0.1:1", connect_timeout=0.5)
+    with pytest.raises(cubeswarm.ClusterError):
+        c.solve("R U", method="twophase")
+    with pytest.raises(cubeswarm.ClusterError):
+        c.status()
