@@ -142,6 +142,13 @@ fn solve(
         return Ok(out);
     }
     let limits = search::Limits::new(probe_limit, stop);
+    // An anytime search within 20 moves always answers: its deadline counts from its
+    // first solution (which every position has within 20 moves, found in milliseconds).
+    let limits = if goal.anytime && goal.max_length >= proto::DEFAULT_MAX_LENGTH {
+        limits.deadline_after_first_solution()
+    } else {
+        limits
+    };
     // Short scrambles: optimal answers by plain IDA*.
     let short_depth = SHORT_OPTIMAL_DEPTH.min(goal.max_length);
     let short = short::search(tables, cube, short_depth, goal.max_solutions, &limits);

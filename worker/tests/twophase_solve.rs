@@ -214,10 +214,40 @@ mod twophase {
             // The plain search, bounded one move shorter, finds nothing: it was optimal.
             if best > 0 {
                 let shorter = solve(&cube, &opts(best as u8 - 1)).unwrap();
-                assert!(shorter.solutions.is_empty(), "{best} moves was not the shortest");
+                assert!(
+                    shorter.solutions.is_empty(),
+                    "{best} moves was not the shortest"
+                );
                 assert_eq!(shorter.stop, Stop::Exhausted);
             }
         }
+    }
+
+    #[test]
+    fn anytime_within_20_always_answers_even_past_its_deadline() {
+        let past = StopToken::new().with_deadline(Some(Instant::now()));
+        for seed in 0..4 {
+            let cube = Cube::random(&mut SplitMix64::new(300 + seed));
+            let r = solve_with(&cube, &anytime(20, 1), &past).unwrap();
+            assert_eq!(
+                r.solutions.len(),
+                1,
+                "the deadline counts from the first solution"
+            );
+            assert!(solves(&cube, &r.solutions[0]) && r.solutions[0].len() <= 20);
+            assert_eq!(r.stop, Stop::TimeLimit);
+            // Below 20 moves no solution is promised: the deadline is firm.
+            let r = solve_with(&cube, &anytime(17, 1), &past).unwrap();
+            assert!(r.solutions.is_empty());
+            assert_eq!(r.stop, Stop::TimeLimit);
+        }
+        // Cancellation always counts.
+        let cancelled = StopToken::new();
+        cancelled.cancel();
+        let cube = Cube::random(&mut SplitMix64::new(300));
+        let r = solve_with(&cube, &anytime(20, 1), &cancelled).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::Cancelled);
     }
 
     #[test]
@@ -229,7 +259,10 @@ mod twophase {
             let plain = solve(&cube, &opts(20)).unwrap();
             let asked = anytime(20, 300);
             let r = solve_with(&cube, &asked, &deadline(&asked)).unwrap();
-            assert!(!r.solutions.is_empty(), "a solution was found: no error, no empty answer");
+            assert!(
+                !r.solutions.is_empty(),
+                "a solution was found: no error, no empty answer"
+            );
             assert!(solves(&cube, &r.solutions[0]));
             assert!(r.solutions[0].len() <= plain.solutions[0].len());
             assert!(matches!(r.stop, Stop::TimeLimit | Stop::Completed));
@@ -242,7 +275,10 @@ mod twophase {
         };
         let r = solve_with(&cube, &asked, &deadline(&asked)).unwrap();
         assert_eq!(r.solutions.len(), 3);
-        assert!(r.solutions.windows(2).all(|w| w[0].len() <= w[1].len() && w[0] != w[1]));
+        assert!(r
+            .solutions
+            .windows(2)
+            .all(|w| w[0].len() <= w[1].len() && w[0] != w[1]));
         assert!(r.solutions.iter().all(|s| solves(&cube, s)));
         // Anytime needs a time limit and the two-phase method.
         let no_limit = Settings {
@@ -299,7 +335,9 @@ mod twophase {
         // (The limit is far above the first answer's cost, so every position has one.)
         assert_eq!(anytime.solved, 10, "{anytime}");
         assert!(anytime.mean_length <= 20.0, "{anytime}");
-        assert!(anytime.to_string().contains("anytime 300.0 ms per position"));
+        assert!(anytime
+            .to_string()
+            .contains("anytime 300.0 ms per position"));
     }
 
     proptest! {

@@ -42,7 +42,15 @@ fn settings() -> impl Strategy<Value = Settings> {
         any::<bool>(),
     )
         .prop_map(
-            |(method, min_length, max_length, max_solutions, time_limit_ms, probe_limit, anytime)| {
+            |(
+                method,
+                min_length,
+                max_length,
+                max_solutions,
+                time_limit_ms,
+                probe_limit,
+                anytime,
+            )| {
                 Settings {
                     method,
                     min_length,

@@ -143,6 +143,7 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
                 )),
                 probes: r.lookups,
                 nodes: r.nodes,
+                optimal: false,
             },
             Ok(r) => One {
                 cpu,
@@ -158,6 +159,7 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
                 error: Some(e.to_string()),
                 probes: 0,
                 nodes: 0,
+                optimal: false,
             },
         }
     };

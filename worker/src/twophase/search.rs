@@ -48,6 +48,7 @@ use ::tables::canonical::{AFTER, START};
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
+use std::cell::Cell;
 
 /// Deepest path either phase can hold (`max_length` is at most 30).
 const MAX_PATH: usize = 32;
@@ -120,20 +121,39 @@ pub(crate) struct Limits {
     probe_limit: Option<u64>,
     /// Cancellation and the deadline.
     stop: StopToken,
+    /// Whether the deadline counts yet: an anytime search within 20 moves (which every
+    /// position has, found in milliseconds) holds it back until its first solution, so
+    /// that it always answers; cancellation always counts.
+    deadline_armed: Cell<bool>,
 }
 
 impl Limits {
-    /// A probe budget and a stop token.
+    /// A probe budget and a stop token whose deadline counts from the start.
     pub(crate) fn new(probe_limit: Option<u64>, stop: &StopToken) -> Limits {
         Limits {
             probe_limit,
             stop: stop.clone(),
+            deadline_armed: Cell::new(true),
         }
+    }
+
+    /// [`Limits::new`] with the deadline held back until [`Limits::arm`].
+    pub(crate) fn deadline_after_first_solution(mut self) -> Limits {
+        self.deadline_armed = Cell::new(false);
+        self
+    }
+
+    /// Makes the deadline count (a solution is held).
+    pub(crate) fn arm(&self) {
+        self.deadline_armed.set(true);
     }
 
     /// Whether time is up or the search was cancelled (call every few thousand nodes).
     pub(crate) fn check(&self) -> Option<Stop> {
-        self.stop.check()
+        match self.stop.check() {
+            Some(Stop::TimeLimit) if !self.deadline_armed.get() => None,
+            other => other,
+        }
     }
 
     /// [`Limits::check`] once `nodes` has passed `*next_check`, then moves `next_check`
@@ -776,6 +796,7 @@ impl Searcher<'_> {
             return false;
         }
         self.known.push(moves);
+        self.limits.arm();
         if self.known.len() >= self.want {
             if !self.anytime {
                 self.stop = Some(Stop::Completed);
