@@ -67,6 +67,10 @@ pub enum BenchWhich {
         /// Threads (positions solved side by side).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Anytime search: SECS of wall time per position, reporting the shortest found
+        /// (as `solve --method twophase --anytime --time-limit SECS`).
+        #[arg(long, value_name = "SECS")]
+        anytime: Option<f64>,
     },
 }
 
@@ -112,7 +116,16 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             count,
             seed,
             threads,
+            anytime,
         } => {
+            let anytime = anytime
+                .map(|secs| {
+                    std::time::Duration::try_from_secs_f64(secs)
+                        .ok()
+                        .filter(|d| !d.is_zero())
+                        .context("--anytime must be a positive number of seconds")
+                })
+                .transpose()?;
             let t0 = Instant::now();
             let tables =
                 worker::TwoPhaseSolver::open_or_build(dir, &crate::progress::Bars::new(true))
@@ -123,6 +136,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
                 count,
                 seed,
                 threads,
+                anytime,
             };
             let report = worker::twophase::bench::run(&tables, &opts);
             println!("{report}");

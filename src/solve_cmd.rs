@@ -111,9 +111,16 @@ pub struct SolveArgs {
     /// H48 table to use (default: the largest present; h48h0k4 is built if none is).
     #[arg(long)]
     table: Option<String>,
-    /// Per-position time limit in seconds; the best found so far is reported.
+    /// Per-position time limit in seconds. Optimal method: the depths proved empty and
+    /// any solution found are reported. Two-phase: the search for a solution of at most
+    /// --max-length moves gives up (with --anytime: the shortest found is reported).
     #[arg(long)]
     time_limit: Option<f64>,
+    /// Two-phase: keep searching for shorter solutions until --time-limit runs out (or the
+    /// shortest is proved), and report the shortest found. Robots' choice: e.g.
+    /// `--method twophase --anytime --time-limit 0.01`.
+    #[arg(long)]
+    anytime: bool,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -298,6 +305,7 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         },
         time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
         probe_limit: None,
+        anytime: a.anytime,
     };
     let settings = settings.validate().map_err(flag_error)?.into_inner();
     Ok((settings, single))
@@ -323,6 +331,12 @@ fn flag_error(e: SettingsError) -> anyhow::Error {
         SettingsError::NoSolutions => anyhow::anyhow!("--solutions must be at least 1"),
         SettingsError::EverySolutionTwoPhase => {
             anyhow::anyhow!("--all asks for every optimal solution; use it with --method optimal")
+        }
+        SettingsError::AnytimeOptimal => anyhow::anyhow!(
+            "--anytime is for --method twophase (optimal solutions are already the shortest)"
+        ),
+        SettingsError::AnytimeWithoutTimeLimit => {
+            anyhow::anyhow!("--anytime needs --time-limit SECS (how long to keep shortening)")
         }
     }
 }

@@ -429,3 +429,45 @@ fn exit_status_and_new_flags_are_documented() {
     let o = cubeswarm(&["solve", "--connect-timeout", "-1", "R U"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn anytime_two_phase_shortens_to_the_optimum_and_its_flags_are_checked() {
+    // Ten moves: the anytime search shortens its first answer, then proves it shortest.
+    let scramble = "R U F' L2 D B' R2 U' F D2";
+    let o = cubeswarm(&[
+        "solve",
+        "--method",
+        "twophase",
+        "--anytime",
+        "--time-limit",
+        "60",
+        "--format",
+        "jsonl",
+        scramble,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("\"optimal\":true"), "{out}");
+    let length: usize = out
+        .split("\"length\":")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a length");
+    assert!(length <= 10, "{out}");
+    // Without a time limit, or with the optimal method: a flag error, nothing solved.
+    let o = cubeswarm(&["solve", "--method", "twophase", "--anytime", scramble]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--anytime needs --time-limit"),
+        "{}",
+        stderr(&o)
+    );
+    let o = cubeswarm(&["solve", "--anytime", "--time-limit", "1", scramble]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--anytime is for --method twophase"),
+        "{}",
+        stderr(&o)
+    );
+}

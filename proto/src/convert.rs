@@ -179,6 +179,7 @@ impl From<&Settings> for w::Settings {
             max_solutions: s.max_solutions,
             time_limit_ms: s.time_limit_ms,
             probe_limit: s.probe_limit,
+            anytime: s.anytime,
         }
     }
 }
@@ -193,6 +194,7 @@ impl TryFrom<w::Settings> for Settings {
             max_solutions: s.max_solutions,
             time_limit_ms: s.time_limit_ms,
             probe_limit: s.probe_limit,
+            anytime: s.anytime,
         })
     }
 }
@@ -353,6 +355,8 @@ impl From<&SettingsError> for w::SettingsError {
             }),
             SettingsError::NoSolutions => Kind::NoSolutions(true),
             SettingsError::EverySolutionTwoPhase => Kind::EverySolutionTwoPhase(true),
+            SettingsError::AnytimeOptimal => Kind::AnytimeOptimal(true),
+            SettingsError::AnytimeWithoutTimeLimit => Kind::AnytimeWithoutTimeLimit(true),
         };
         w::SettingsError { kind: Some(kind) }
     }
@@ -373,6 +377,8 @@ impl TryFrom<w::SettingsError> for SettingsError {
                 },
                 Kind::NoSolutions(_) => SettingsError::NoSolutions,
                 Kind::EverySolutionTwoPhase(_) => SettingsError::EverySolutionTwoPhase,
+                Kind::AnytimeOptimal(_) => SettingsError::AnytimeOptimal,
+                Kind::AnytimeWithoutTimeLimit(_) => SettingsError::AnytimeWithoutTimeLimit,
             },
         )
     }

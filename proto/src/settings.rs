@@ -29,6 +29,10 @@ pub struct Settings {
     pub time_limit_ms: Option<u64>,
     /// Budget of one position in phase-1 probes (two-phase method).
     pub probe_limit: Option<u64>,
+    /// Two-phase only: after the first solution of at most `max_length` moves, keep
+    /// searching for shorter ones until `time_limit_ms` runs out (or no shorter one
+    /// exists), and report the shortest found (an "anytime" search).
+    pub anytime: bool,
 }
 
 impl Default for Settings {
@@ -40,6 +44,7 @@ impl Default for Settings {
             max_solutions: Some(1),
             time_limit_ms: None,
             probe_limit: None,
+            anytime: false,
         }
     }
 }
@@ -67,13 +72,28 @@ pub enum SettingsError {
     /// Every solution (`max_solutions` absent) asked of the two-phase method.
     #[error("the two-phase method needs a solution count, not every solution")]
     EverySolutionTwoPhase,
+    /// An anytime search asked of the optimal method (whose every answer is the shortest).
+    #[error("an anytime search is for the two-phase method (the optimal method's answers are already the shortest)")]
+    AnytimeOptimal,
+    /// An anytime search with no time limit (it would run until it proved optimality).
+    #[error("an anytime search needs a time limit")]
+    AnytimeWithoutTimeLimit,
 }
 
 impl Settings {
     /// Checks the settings once, at the boundary: lengths within [`MAX_LENGTH`],
     /// `min_length <= max_length` for the optimal method (two-phase does not read it), a
-    /// solution count of at least 1, and a count (not "all") for two-phase.
+    /// solution count of at least 1, a count (not "all") for two-phase, and an anytime
+    /// search only for two-phase and with a time limit.
     pub fn validate(self) -> Result<ValidSettings, SettingsError> {
+        if self.anytime {
+            if self.method != Method::TwoPhase {
+                return Err(SettingsError::AnytimeOptimal);
+            }
+            if self.time_limit_ms.is_none() {
+                return Err(SettingsError::AnytimeWithoutTimeLimit);
+            }
+        }
         if self.max_length > MAX_LENGTH {
             return Err(SettingsError::MaxLength {
                 value: self.max_length,
@@ -155,6 +175,12 @@ mod tests {
             with(|s| s.max_solutions = None).unwrap().solution_count(),
             usize::MAX
         );
+        assert!(with(|s| {
+            s.method = Method::TwoPhase;
+            s.anytime = true;
+            s.time_limit_ms = Some(10);
+        })
+        .is_ok());
     }
 
     #[test]
@@ -185,6 +211,22 @@ mod tests {
                 }),
                 SettingsError::EverySolutionTwoPhase,
                 "the two-phase method needs a solution count, not every solution",
+            ),
+            (
+                with(|s| {
+                    s.anytime = true;
+                    s.time_limit_ms = Some(10);
+                }),
+                SettingsError::AnytimeOptimal,
+                "an anytime search is for the two-phase method (the optimal method's answers are already the shortest)",
+            ),
+            (
+                with(|s| {
+                    s.method = Method::TwoPhase;
+                    s.anytime = true;
+                }),
+                SettingsError::AnytimeWithoutTimeLimit,
+                "an anytime search needs a time limit",
             ),
         ];
         for (got, want, text) in cases {

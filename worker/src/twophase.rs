@@ -49,6 +49,8 @@ pub(crate) struct Goal {
     pub(crate) max_length: u8,
     /// How many distinct solutions to find (at least 1).
     pub(crate) max_solutions: usize,
+    /// Keep shortening them until the deadline (see [`proto::Settings::anytime`]).
+    pub(crate) anytime: bool,
 }
 
 /// A two-phase solver over opened tables: `Send + Sync`, cheap to clone and share.
@@ -113,6 +115,7 @@ impl TwoPhaseSolver {
         let goal = Goal {
             max_length: settings.max_length,
             max_solutions: settings.solution_count(),
+            anytime: settings.anytime,
         };
         solve(&self.tables, position, goal, settings.probe_limit, stop)
     }
@@ -139,6 +142,13 @@ fn solve(
         return Ok(out);
     }
     let limits = search::Limits::new(probe_limit, stop);
+    // An anytime search within 20 moves always answers: its deadline counts from its
+    // first solution (which every position has within 20 moves, found in milliseconds).
+    let limits = if goal.anytime && goal.max_length >= proto::DEFAULT_MAX_LENGTH {
+        limits.deadline_after_first_solution()
+    } else {
+        limits
+    };
     // Short scrambles: optimal answers by plain IDA*.
     let short_depth = SHORT_OPTIMAL_DEPTH.min(goal.max_length);
     let short = short::search(tables, cube, short_depth, goal.max_solutions, &limits);
@@ -148,13 +158,30 @@ fn solve(
     // Proved lower bound on the optimal length.
     out.lower_bound = short.lower_bound.max(1);
     if solutions.len() < goal.max_solutions && why.is_none() {
-        let more = search::run(tables, cube, &goal, &limits, solutions.clone());
+        let more = search::run(
+            tables,
+            cube,
+            &goal,
+            out.lower_bound,
+            &limits,
+            solutions.clone(),
+        );
         out.nodes += more.nodes;
         out.lookups += more.probes;
         why = more.stop;
         solutions.extend(more.solutions);
+        if goal.anytime && why.is_none() && !solutions.is_empty() {
+            // Every level up to one below the longest kept was searched: nothing shorter
+            // exists, so the shortest found is optimal.
+            let shortest = solutions.iter().map(Vec::len).min().unwrap_or(0);
+            out.lower_bound = out
+                .lower_bound
+                .max(u8::try_from(shortest).unwrap_or(u8::MAX));
+        }
     }
     solutions.sort_by_key(Vec::len);
+    // An anytime search keeps every improvement it found: report the shortest asked.
+    solutions.truncate(goal.max_solutions);
     for s in &solutions {
         if !position.is_solved_by(s) || s.len() > usize::from(goal.max_length) {
             return Err(Error::Verification {

@@ -178,6 +178,116 @@ mod twophase {
         assert_eq!(r.stop, Stop::Cancelled);
     }
 
+    /// A stop token with the deadline `settings` ask for (the executor makes it so; the
+    /// engine reads only the token).
+    fn deadline(settings: &Settings) -> StopToken {
+        let ms = settings.time_limit_ms.unwrap_or(u64::MAX / 4);
+        StopToken::new().with_deadline(Some(Instant::now() + Duration::from_millis(ms)))
+    }
+
+    /// Anytime settings: at most `max_length` moves, shortened until `time_limit_ms`.
+    fn anytime(max_length: u8, time_limit_ms: u64) -> Settings {
+        Settings {
+            anytime: true,
+            time_limit_ms: Some(time_limit_ms),
+            ..opts(max_length)
+        }
+    }
+
+    #[test]
+    fn anytime_proves_the_shortest_on_short_scrambles() {
+        // Nine to ten moves: beyond the short search (7), so the two-phase search itself
+        // has to shorten its first answer and then exhaust every shorter level.
+        let mut rng = SplitMix64::new(21);
+        for len in [9, 9, 10] {
+            let moves = random_scramble(&mut rng, len);
+            let cube = Cube::from_moves(&moves);
+            let plain = solve(&cube, &opts(20)).unwrap();
+            // A generous limit: the search ends by proof, not by the clock (asserted).
+            let r = solve(&cube, &anytime(20, 600_000)).unwrap();
+            assert_eq!(r.stop, Stop::Completed, "ended by proof, not by the limit");
+            assert!(r.optimal, "an exhausted anytime search proves its answer");
+            let best = r.solutions[0].len();
+            assert!(solves(&cube, &r.solutions[0]));
+            assert!(best <= len && best <= plain.solutions[0].len());
+            assert_eq!(usize::from(r.lower_bound), best);
+            // The plain search, bounded one move shorter, finds nothing: it was optimal.
+            if best > 0 {
+                let shorter = solve(&cube, &opts(best as u8 - 1)).unwrap();
+                assert!(
+                    shorter.solutions.is_empty(),
+                    "{best} moves was not the shortest"
+                );
+                assert_eq!(shorter.stop, Stop::Exhausted);
+            }
+        }
+    }
+
+    #[test]
+    fn anytime_within_20_always_answers_even_past_its_deadline() {
+        let past = StopToken::new().with_deadline(Some(Instant::now()));
+        for seed in 0..4 {
+            let cube = Cube::random(&mut SplitMix64::new(300 + seed));
+            let r = solve_with(&cube, &anytime(20, 1), &past).unwrap();
+            assert_eq!(
+                r.solutions.len(),
+                1,
+                "the deadline counts from the first solution"
+            );
+            assert!(solves(&cube, &r.solutions[0]) && r.solutions[0].len() <= 20);
+            assert_eq!(r.stop, Stop::TimeLimit);
+            // Below 20 moves no solution is promised: the deadline is firm.
+            let r = solve_with(&cube, &anytime(17, 1), &past).unwrap();
+            assert!(r.solutions.is_empty());
+            assert_eq!(r.stop, Stop::TimeLimit);
+        }
+        // Cancellation always counts.
+        let cancelled = StopToken::new();
+        cancelled.cancel();
+        let cube = Cube::random(&mut SplitMix64::new(300));
+        let r = solve_with(&cube, &anytime(20, 1), &cancelled).unwrap();
+        assert!(r.solutions.is_empty());
+        assert_eq!(r.stop, Stop::Cancelled);
+    }
+
+    #[test]
+    fn anytime_reports_the_best_found_at_the_deadline() {
+        // Limits far above the first answer's cost (well under a millisecond), so that
+        // every search has found one by its deadline, however loaded the machine.
+        for seed in 0..4 {
+            let cube = Cube::random(&mut SplitMix64::new(100 + seed));
+            let plain = solve(&cube, &opts(20)).unwrap();
+            let asked = anytime(20, 300);
+            let r = solve_with(&cube, &asked, &deadline(&asked)).unwrap();
+            assert!(
+                !r.solutions.is_empty(),
+                "a solution was found: no error, no empty answer"
+            );
+            assert!(solves(&cube, &r.solutions[0]));
+            assert!(r.solutions[0].len() <= plain.solutions[0].len());
+            assert!(matches!(r.stop, Stop::TimeLimit | Stop::Completed));
+        }
+        // Several solutions: the shortest ones found, distinct, at most as many as asked.
+        let cube = Cube::random(&mut SplitMix64::new(7));
+        let asked = Settings {
+            max_solutions: Some(3),
+            ..anytime(20, 300)
+        };
+        let r = solve_with(&cube, &asked, &deadline(&asked)).unwrap();
+        assert_eq!(r.solutions.len(), 3);
+        assert!(r
+            .solutions
+            .windows(2)
+            .all(|w| w[0].len() <= w[1].len() && w[0] != w[1]));
+        assert!(r.solutions.iter().all(|s| solves(&cube, s)));
+        // Anytime needs a time limit and the two-phase method.
+        let no_limit = Settings {
+            time_limit_ms: None,
+            ..anytime(20, 1)
+        };
+        assert!(matches!(solve(&cube, &no_limit), Err(Error::Settings(_))));
+    }
+
     #[test]
     fn invalid_settings_are_errors() {
         let cube = Cube::from_moves(&parse_moves("R U").unwrap());
@@ -205,11 +315,29 @@ mod twophase {
                 count: 50,
                 seed: 9,
                 threads: 2,
+                anytime: None,
             },
         );
         assert_eq!(report.solved, 50, "{report}");
         assert!(report.mean_length <= 21.0);
         assert!(report.to_string().contains("CPU per position"));
+        // Anytime: every position solved, never longer on average than the first answers.
+        let anytime = bench::run(
+            solver(),
+            &BenchOptions {
+                max_length: 21,
+                count: 10,
+                seed: 9,
+                threads: 2,
+                anytime: Some(Duration::from_millis(300)),
+            },
+        );
+        // (The limit is far above the first answer's cost, so every position has one.)
+        assert_eq!(anytime.solved, 10, "{anytime}");
+        assert!(anytime.mean_length <= 20.0, "{anytime}");
+        assert!(anytime
+            .to_string()
+            .contains("anytime 300.0 ms per position"));
     }
 
     proptest! {

@@ -39,9 +39,18 @@ fn settings() -> impl Strategy<Value = Settings> {
         proptest::option::of(any::<u32>()),
         proptest::option::of(any::<u64>()),
         proptest::option::of(any::<u64>()),
+        any::<bool>(),
     )
         .prop_map(
-            |(method, min_length, max_length, max_solutions, time_limit_ms, probe_limit)| {
+            |(
+                method,
+                min_length,
+                max_length,
+                max_solutions,
+                time_limit_ms,
+                probe_limit,
+                anytime,
+            )| {
                 Settings {
                     method,
                     min_length,
@@ -49,6 +58,7 @@ fn settings() -> impl Strategy<Value = Settings> {
                     max_solutions,
                     time_limit_ms,
                     probe_limit,
+                    anytime,
                 }
             },
         )
@@ -60,6 +70,8 @@ fn settings_error() -> impl Strategy<Value = SettingsError> {
         (any::<u8>(), any::<u8>()).prop_map(|(min, max)| SettingsError::MinAboveMax { min, max }),
         Just(SettingsError::NoSolutions),
         Just(SettingsError::EverySolutionTwoPhase),
+        Just(SettingsError::AnytimeOptimal),
+        Just(SettingsError::AnytimeWithoutTimeLimit),
     ]
 }
 

@@ -25,6 +25,9 @@ pub struct BenchOptions {
     pub seed: u64,
     /// Threads solving positions in parallel (0 = rayon's default).
     pub threads: usize,
+    /// An anytime search of this wall time per position (shortest found by then), instead
+    /// of the first solution within `max_length`.
+    pub anytime: Option<Duration>,
 }
 
 impl Default for BenchOptions {
@@ -34,6 +37,7 @@ impl Default for BenchOptions {
             count: 1000,
             seed: 1,
             threads: 1,
+            anytime: None,
         }
     }
 }
@@ -65,6 +69,9 @@ pub struct BenchReport {
     pub positions_per_sec: f64,
     /// Mean solution length.
     pub mean_length: f64,
+    /// Solutions proved optimal (by the short search, or an anytime search that ran out
+    /// of shorter levels).
+    pub optimal: usize,
     /// How many solutions had each length 0..=30.
     pub lengths: Vec<usize>,
     /// Mean probes per position.
@@ -99,6 +106,7 @@ struct One {
     error: Option<String>,
     probes: u64,
     nodes: u64,
+    optimal: bool,
 }
 
 /// Solves `opts.count` random positions (from `opts.seed`) and reports the costs.
@@ -111,11 +119,14 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
     let settings = Settings {
         method: Method::TwoPhase,
         max_length: opts.max_length,
+        anytime: opts.anytime.is_some(),
+        time_limit_ms: opts.anytime.map(|d| d.as_millis().max(1) as u64),
         ..Settings::default()
     }
     .validate();
-    let stop = StopToken::new();
     let one = |c: &Position| {
+        // The deadline is wall time from the position's start, as the executor sets it.
+        let stop = StopToken::new().with_deadline(opts.anytime.map(|d| Instant::now() + d));
         let start = thread_cpu_time();
         let r = match &settings {
             Ok(s) => solver.solve(c, s, &stop),
@@ -132,6 +143,7 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
                 )),
                 probes: r.lookups,
                 nodes: r.nodes,
+                optimal: false,
             },
             Ok(r) => One {
                 cpu,
@@ -139,6 +151,7 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
                 error: None,
                 probes: r.lookups,
                 nodes: r.nodes,
+                optimal: r.optimal,
             },
             Err(e) => One {
                 cpu,
@@ -146,6 +159,7 @@ pub fn run(solver: &TwoPhaseSolver, opts: &BenchOptions) -> BenchReport {
                 error: Some(e.to_string()),
                 probes: 0,
                 nodes: 0,
+                optimal: false,
             },
         }
     };
@@ -206,6 +220,7 @@ fn summarize(
         wall,
         positions_per_sec: results.len() as f64 / wall.as_secs_f64().max(1e-9),
         mean_length: total_len as f64 / solved.max(1) as f64,
+        optimal: results.iter().filter(|r| r.optimal).count(),
         lengths,
         mean_probes: results.iter().map(|r| r.probes as f64).sum::<f64>() / n as f64,
         mean_nodes: results.iter().map(|r| r.nodes as f64).sum::<f64>() / n as f64,
@@ -219,8 +234,15 @@ impl fmt::Display for BenchReport {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         writeln!(
             f,
-            "two-phase bench: {} random positions (seed {}), max length {}, {} thread(s)",
-            self.options.count, self.options.seed, self.options.max_length, self.threads
+            "two-phase bench: {} random positions (seed {}), max length {}, {} thread(s){}",
+            self.options.count,
+            self.options.seed,
+            self.options.max_length,
+            self.threads,
+            self.options
+                .anytime
+                .map(|d| format!(", anytime {:.1} ms per position", ms(d)))
+                .unwrap_or_default()
         )?;
         writeln!(
             f,
@@ -253,6 +275,7 @@ impl fmt::Display for BenchReport {
             }
         }
         writeln!(f)?;
+        writeln!(f, "  proved optimal {} of {}", self.optimal, self.solved)?;
         writeln!(
             f,
             "  mean probes {:.1}, mean nodes {:.0}",

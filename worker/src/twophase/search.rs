@@ -48,6 +48,7 @@ use ::tables::canonical::{AFTER, START};
 use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
+use std::cell::Cell;
 
 /// Deepest path either phase can hold (`max_length` is at most 30).
 const MAX_PATH: usize = 32;
@@ -120,20 +121,39 @@ pub(crate) struct Limits {
     probe_limit: Option<u64>,
     /// Cancellation and the deadline.
     stop: StopToken,
+    /// Whether the deadline counts yet: an anytime search within 20 moves (which every
+    /// position has, found in milliseconds) holds it back until its first solution, so
+    /// that it always answers; cancellation always counts.
+    deadline_armed: Cell<bool>,
 }
 
 impl Limits {
-    /// A probe budget and a stop token.
+    /// A probe budget and a stop token whose deadline counts from the start.
     pub(crate) fn new(probe_limit: Option<u64>, stop: &StopToken) -> Limits {
         Limits {
             probe_limit,
             stop: stop.clone(),
+            deadline_armed: Cell::new(true),
         }
+    }
+
+    /// [`Limits::new`] with the deadline held back until [`Limits::arm`].
+    pub(crate) fn deadline_after_first_solution(mut self) -> Limits {
+        self.deadline_armed = Cell::new(false);
+        self
+    }
+
+    /// Makes the deadline count (a solution is held).
+    pub(crate) fn arm(&self) {
+        self.deadline_armed.set(true);
     }
 
     /// Whether time is up or the search was cancelled (call every few thousand nodes).
     pub(crate) fn check(&self) -> Option<Stop> {
-        self.stop.check()
+        match self.stop.check() {
+            Some(Stop::TimeLimit) if !self.deadline_armed.get() => None,
+            other => other,
+        }
     }
 
     /// [`Limits::check`] once `nodes` has passed `*next_check`, then moves `next_check`
@@ -251,6 +271,13 @@ struct Searcher<'a> {
     t: &'a TwoPhaseTables,
     limits: &'a Limits,
     want: usize,
+    /// Longest solution still wanted: `max_length`, lowered in an anytime search to one
+    /// less than the longest of the `want` shortest solutions held.
+    cap: u8,
+    /// Whether to keep searching for shorter solutions once `want` are held.
+    anytime: bool,
+    /// Proved lower bound on the optimal length: an anytime search that reaches it stops.
+    floor: u8,
     /// Solutions already held by the caller (for distinctness), then ours.
     known: Vec<Vec<Move>>,
     fresh: usize,
@@ -334,11 +361,15 @@ impl Lane {
 const LANES: usize = 2;
 
 /// Runs the two-phase search for up to `opts.max_solutions` solutions in total, counting
-/// those in `known` (found earlier, kept distinct from ours).
+/// those in `known` (found earlier, kept distinct from ours). In an anytime search
+/// (`opts.anytime`) it goes on once that many are held, for shorter ones only, until the
+/// limits stop it, the `want` shortest reach `floor` (a proved lower bound), or every
+/// level up to the longest still wanted was searched (then none shorter exists).
 pub(crate) fn run(
     t: &TwoPhaseTables,
     cube: &Cube,
     opts: &Goal,
+    floor: u8,
     limits: &Limits,
     known: Vec<Vec<Move>>,
 ) -> Outcome {
@@ -362,6 +393,9 @@ pub(crate) fn run(
         t,
         limits,
         want: opts.max_solutions,
+        cap: opts.max_length,
+        anytime: opts.anytime,
+        floor,
         fresh: known.len(),
         known,
         nodes: 0,
@@ -371,7 +405,8 @@ pub(crate) fn run(
     };
     let mut lanes: Vec<Box<Lane>> = (0..LANES).map(|_| Lane::new()).collect();
     let easiest = dirs.iter().map(|d| d.h1 + d.npre).min().unwrap_or(0);
-    'levels: for level in 0..=opts.max_length {
+    let mut level = 0;
+    'levels: while level <= s.cap {
         if !two_premoves && level >= easiest + TWO_PREMOVES_AFTER {
             // A hard position: more starting points pay off now.
             add_directions(t, &bases, 2, &mut dirs);
@@ -394,7 +429,7 @@ pub(crate) fn run(
                 }
                 let lane = &mut lanes[running];
                 lane.dir = d;
-                lane.limit = opts.max_length - pre;
+                lane.limit = s.cap - pre;
                 lane.cubes[0] = d.cube;
                 lane.valid = 1;
                 lane.top = 0;
@@ -407,6 +442,10 @@ pub(crate) fn run(
                 }
             }
             if running == 0 {
+                break;
+            }
+            if s.cap < level {
+                // An anytime search found a solution shorter than this level's.
                 break;
             }
             let mut k = 0;
@@ -422,6 +461,7 @@ pub(crate) fn run(
                 }
             }
         }
+        level += 1;
     }
     let solutions = s.known.split_off(s.fresh);
     Outcome {
@@ -639,7 +679,11 @@ impl Searcher<'_> {
             }
         }
         let t = self.t;
-        let budget = lane.limit - len as u8;
+        // An anytime search may have lowered the cap since the lane started.
+        let limit = lane.limit.min(self.cap.saturating_sub(lane.dir.npre));
+        let Some(budget) = limit.checked_sub(len as u8) else {
+            return;
+        };
         while lane.valid <= len {
             let i = lane.valid;
             lane.cubes[i] = lane.cubes[i - 1].apply_move(Move::ALL[lane.path1[i - 1] as usize]);
@@ -752,8 +796,22 @@ impl Searcher<'_> {
             return false;
         }
         self.known.push(moves);
+        self.limits.arm();
         if self.known.len() >= self.want {
-            self.stop = Some(Stop::Completed);
+            if !self.anytime {
+                self.stop = Some(Stop::Completed);
+                return true;
+            }
+            // Only solutions shorter than the longest of the `want` shortest are wanted
+            // now: `want` is small (the solution count asked), so a selection is cheap.
+            let mut lens: Vec<usize> = self.known.iter().map(Vec::len).collect();
+            let (_, &mut nth, _) = lens.select_nth_unstable(self.want - 1);
+            let nth = u8::try_from(nth).unwrap_or(u8::MAX);
+            self.cap = self.cap.min(nth.saturating_sub(1));
+            if self.cap < self.floor {
+                // The shortest possible were found.
+                self.stop = Some(Stop::Completed);
+            }
         }
         true
     }
