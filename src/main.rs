@@ -13,7 +13,9 @@ mod progress;
 mod remote_solve;
 mod show;
 mod solve_cmd;
+mod split_cmd;
 mod tables_cmd;
+mod trace_cmd;
 mod worker_cmd;
 
 use clap::{Parser, Subcommand};
