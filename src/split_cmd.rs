@@ -17,6 +17,9 @@ pub struct SplitArgs {
     /// Threads (job slots) of each worker.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Jobs each worker holds beyond its threads (started as soon as a thread frees).
+    #[arg(long, default_value_t = 0)]
+    queue_ahead: usize,
     /// One-way message latency, milliseconds.
     #[arg(long, default_value_t = 1.0)]
     latency: f64,
@@ -74,6 +77,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
     let opts = SplitOptions {
         workers: a.workers,
         threads: a.threads,
+        queue_ahead: a.queue_ahead,
         latency_us: ms("latency", a.latency)?,
         heartbeat_us: a
             .heartbeat

@@ -25,8 +25,11 @@ use tables::{Move, Position};
 pub struct SplitOptions {
     /// Simulated executors.
     pub workers: usize,
-    /// Slots (threads) of each.
+    /// Threads of each.
     pub threads: usize,
+    /// Jobs each executor holds beyond its threads, queued to start at once when a
+    /// thread frees (its capacity to the scheduler is `threads + queue_ahead`).
+    pub queue_ahead: usize,
     /// One-way message latency, µs.
     pub latency_us: u64,
     /// Heartbeat period, µs (`None`: no heartbeats and no leases, as in one process).
@@ -44,6 +47,7 @@ impl Default for SplitOptions {
         SplitOptions {
             workers: 1,
             threads: 1,
+            queue_ahead: 0,
             latency_us: 1000,
             heartbeat_us: None,
             node_rate: None,
@@ -207,6 +211,7 @@ pub fn replay(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, SplitEr
     let one = SplitOptions {
         workers: 1,
         threads: 1,
+        queue_ahead: 0,
         latency_us: 0,
         heartbeat_us: None,
         config: Config::default(),
@@ -250,7 +255,11 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     let slots = opts.threads.max(1);
     let mut execs: BTreeMap<u64, Exec> = BTreeMap::new();
     for k in 1..=nexec as u64 {
-        sched.add_executor(ExecutorId(k), slots, vec![TABLE.to_string()]);
+        sched.add_executor(
+            ExecutorId(k),
+            slots + opts.queue_ahead,
+            vec![TABLE.to_string()],
+        );
         execs.insert(k, Exec::default());
     }
     let settings = Settings {
@@ -308,9 +317,11 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
             let span = t.saturating_sub(now) as f64;
             if span > 0.0 {
                 let running: usize = execs.values().map(|e| e.running.len()).sum();
+                let waiting: usize = execs.values().map(|e| e.waiting.len()).sum();
                 let (sched_running, _) = sched.job_counts();
                 let total = (nexec * slots) as f64;
-                let wire = sched_running.saturating_sub(running) as f64;
+                let wire = (sched_running.saturating_sub(running + waiting) as f64)
+                    .min(total - running as f64);
                 let free = (total - running as f64 - wire).max(0.0);
                 idle.dispatch += wire * span;
                 match sched.progress(req).deepening {
