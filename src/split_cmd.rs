@@ -38,6 +38,9 @@ pub struct SplitArgs {
     /// Nodes a subtree job should hold (predicted from the previous depth).
     #[arg(long)]
     job_nodes: Option<u64>,
+    /// Ask for every optimal solution (the whole optimal depth), as `solve --all`.
+    #[arg(long)]
+    all: bool,
     /// Do not start depth d+1 before d is proved empty.
     #[arg(long)]
     no_early_start: bool,
@@ -85,6 +88,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
             .transpose()?
             .map(|h| h.max(1)),
         node_rate: a.rate,
+        max_solutions: if a.all { None } else { Some(1) },
         config,
         ..SplitOptions::default()
     };

@@ -158,7 +158,9 @@ fn a_trace_survives_writing_and_reading() {
     trace.write(&mut text).unwrap();
     let back = Trace::parse("mem", &text[..]).unwrap();
     assert_eq!(back, trace);
-    let bad = String::from_utf8(text).unwrap().replace("\"version\":1", "\"version\":9");
+    let bad = String::from_utf8(text)
+        .unwrap()
+        .replace("\"version\":1", "\"version\":9");
     let e = Trace::parse("mem", bad.as_bytes()).unwrap_err();
     assert!(e.to_string().contains("trace version 9"), "{e}");
 }
