@@ -90,7 +90,6 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
         node_rate: a.rate,
         max_solutions: if a.all { None } else { Some(1) },
         config,
-        ..SplitOptions::default()
     };
     let h = &trace.header;
     println!(
