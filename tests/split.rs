@@ -15,7 +15,15 @@ fn a_trace_written_by_solve_replays_to_its_node_count() {
     // 14 moves: the split depth (12) and beyond are searched as subtree jobs.
     let scramble = "R U2 F' L D2 B R' U F2 D' L2 B' U R2";
     let o = Command::new(bin())
-        .args(["solve", "--table", "h48h0k4", "--all", "--threads", "2", "--quiet"])
+        .args([
+            "solve",
+            "--table",
+            "h48h0k4",
+            "--all",
+            "--threads",
+            "2",
+            "--quiet",
+        ])
         .arg("--trace")
         .arg(&path)
         .arg(scramble)
@@ -28,7 +36,10 @@ fn a_trace_written_by_solve_replays_to_its_node_count() {
     let optimal = trace.header.optimal.expect("a solution");
     assert!(optimal >= trace.header.split_depth, "{optimal}");
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains(&format!("({optimal} moves, optimal)")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("({optimal} moves, optimal)")),
+        "{stdout}"
+    );
     // Every depth from the lower bound to the optimal one, each searched whole.
     let first = trace.header.lower_bound.max(trace.header.split_depth);
     let depths: Vec<u8> = trace.depths.keys().copied().collect();
@@ -56,7 +67,15 @@ fn a_trace_written_by_solve_replays_to_its_node_count() {
     assert_eq!(replayed.solutions.len(), trace.header.solutions.len());
     // And through the command: its last line names the configuration.
     let o = Command::new(bin())
-        .args(["bench", "split", "--workers", "2", "--threads", "3", "--trace"])
+        .args([
+            "bench",
+            "split",
+            "--workers",
+            "2",
+            "--threads",
+            "3",
+            "--trace",
+        ])
         .arg(&path)
         .output()
         .unwrap();
