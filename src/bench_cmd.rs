@@ -53,6 +53,10 @@ pub enum BenchWhich {
         #[arg(long, default_value_t = 1)]
         threads_per_worker: usize,
     },
+    /// One recorded optimal search (`solve --trace FILE`) replayed through the real
+    /// scheduler in simulated time on W workers of T threads: wall time, speedup and
+    /// efficiency against one thread, nodes, idle time by cause.
+    Split(crate::split_cmd::SplitArgs),
     /// The two-phase solver on uniformly random states.
     Twophase {
         /// Maximum solution length.
@@ -111,6 +115,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             println!("{report}");
             Ok(())
         }
+        BenchWhich::Split(args) => crate::split_cmd::run(args),
         BenchWhich::Twophase {
             max_length,
             count,

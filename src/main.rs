@@ -14,8 +14,10 @@ mod remote_solve;
 mod show;
 mod solve_cmd;
 mod solve_to;
+mod split_cmd;
 mod status_cmd;
 mod tables_cmd;
+mod trace_cmd;
 mod worker_cmd;
 
 use clap::{Parser, Subcommand};

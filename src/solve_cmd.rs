@@ -147,6 +147,11 @@ pub struct SolveArgs {
     /// the solutions take POSITION to it. One POSITION, solved here.
     #[arg(long, value_name = "FACELETS")]
     to: Option<String>,
+    /// Record the search of one optimal position into FILE (JSON lines; gzipped when the
+    /// name ends in .gz): every job and the node count of every prefix subtree per
+    /// depth, for `cubeswarm bench split` to replay. Embedded runs only.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["coordinator", "input"])]
+    trace: Option<PathBuf>,
 }
 
 /// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
@@ -195,6 +200,25 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
     let cfg = coordinator::Config::default();
+    if let Some(path) = &a.trace {
+        let (Some(position), Some(text)) = (single, &a.position) else {
+            bail!("--trace records the search of one position given on the command line");
+        };
+        if a.method != Method::Optimal {
+            bail!("--trace records an optimal search (--method optimal)");
+        }
+        let run = crate::trace_cmd::TraceRun {
+            path,
+            input: text.clone(),
+            position,
+            settings: settings.clone(),
+            table,
+            threads,
+        };
+        let rec = crate::trace_cmd::solve_traced(pool, run)?;
+        let failure = output::write_single(&mut out, a.format.into(), &rec, &settings)?;
+        return Ok(Finished::new(u64::from(failure.is_some()), failure));
+    }
     if let (Some(position), Some(text)) = (single, &a.position) {
         let line = InputLine {
             line: 1,

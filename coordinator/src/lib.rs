@@ -20,6 +20,9 @@
 //!   formats), as a library any front end can drive.
 //! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
 //!   coordinator`).
+//! - [`trace`]: the recorded work of one optimal search (`cubeswarm solve --trace`);
+//!   [`splitsim`]: its replay through the real scheduler in simulated time (`cubeswarm
+//!   bench split`).
 //!
 //! Everything but [`server`] is transport-agnostic: it knows nothing of thread pools,
 //! table files or the network.
@@ -36,6 +39,8 @@ pub mod run;
 pub mod scheduler;
 pub mod server;
 pub mod simbench;
+pub mod splitsim;
+pub mod trace;
 
 pub use driver::{Driver, DriverConfig, Event};
 pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};

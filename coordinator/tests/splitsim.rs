@@ -1,0 +1,195 @@
+//! The replay of recorded searches (`cubeswarm bench split`): a hand-made trace gives
+//! the schedule and figures worked out by hand; the recorded traces load and replay.
+
+use coordinator::splitsim::{replay, simulate, Idle, SimJob, SplitOptions};
+use coordinator::trace::{DepthCells, Header, Trace, GRAIN, VERSION};
+use coordinator::Config;
+use std::collections::BTreeMap;
+use tables::canonical;
+
+/// Split at 13, lower bound 13, optimal 14; one node per µs. Depth 13: 5,000 nodes under
+/// prefix 0 and 3,000 under prefix 30,000; depth 14: 4,000 under prefix 10 and 2,000
+/// under prefix 40,000, which holds the one solution.
+fn hand_trace() -> Trace {
+    let seqs = canonical::sequences(GRAIN);
+    let n = seqs.len();
+    let cells = |depth: u8, at: &[(usize, u64)]| {
+        let mut counts = vec![0u64; n];
+        for &(i, c) in at {
+            counts[i] = c;
+        }
+        DepthCells {
+            depth,
+            complete: true,
+            counts,
+            fine: Vec::new(),
+        }
+    };
+    let mut solution = seqs[40_000].clone();
+    while solution.len() < 14 {
+        // Any continuation: the replay does not check solutions.
+        let next = *solution.last().unwrap();
+        let m = tables::Move::ALL
+            .into_iter()
+            .find(|&m| canonical::can_follow(next, m))
+            .unwrap();
+        solution.push(m);
+    }
+    let mut depths = BTreeMap::new();
+    depths.insert(13, cells(13, &[(0, 5_000), (30_000, 3_000)]));
+    depths.insert(14, cells(14, &[(10, 4_000), (40_000, 2_000)]));
+    Trace {
+        header: Header {
+            version: VERSION,
+            position: "R U F D L B".to_string(),
+            table: "h48h0k4".to_string(),
+            threads: 2,
+            split_depth: 13,
+            lower_bound: 13,
+            shallow_nodes: 1_000,
+            shallow_micros: 1_000,
+            optimal: Some(14),
+            solutions: vec![tables::format_moves(&solution)],
+            all_solutions: true,
+            nodes: 15_000,
+            wall_s: 0.0,
+            node_rate: 1e6,
+        },
+        depths,
+        jobs: Vec::new(),
+    }
+}
+
+fn job(id: u64, depth: u8, start_us: u64, end_us: u64, nodes: u64) -> SimJob {
+    SimJob {
+        id,
+        depth,
+        exec: 1,
+        start_us,
+        end_us,
+        nodes,
+        cancelled: false,
+    }
+}
+
+#[test]
+fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
+    let trace = hand_trace();
+    let opts = SplitOptions {
+        workers: 1,
+        threads: 2,
+        latency_us: 1_000,
+        config: Config {
+            jobs_per_slot: 1,
+            early_start: false,
+            ..Config::default()
+        },
+        ..SplitOptions::default()
+    };
+    let r = replay(&trace, &opts).unwrap();
+    // Shallow job 1000-2000 (result at 3000); depth 13 cut in two halves of the prefix
+    // list (no counts yet): 5000 and 3000 nodes from 4000; depth 14 made at 10000, ranked
+    // by depth 13's counts: [prefix 0] (nothing at 14), then the rest, in which prefix 10
+    // and the solution's prefix 40000 come last: 6000 nodes, result at 18000.
+    assert_eq!(
+        r.jobs,
+        vec![
+            job(1, 0, 1_000, 2_000, 1_000),
+            job(2, 13, 4_000, 9_000, 5_000),
+            job(3, 13, 4_000, 7_000, 3_000),
+            job(4, 14, 11_000, 11_000, 0),
+            job(5, 14, 11_000, 17_000, 6_000),
+        ]
+    );
+    assert_eq!(r.wall_us, 18_000);
+    // One thread, no latency, the default configuration: 1000 + 8000 + 6000 (depth 14's
+    // groups in rank order reach prefix 10 before the solution's prefix).
+    assert_eq!(r.one_thread_us, 15_000);
+    assert_eq!(r.nodes, 15_000);
+    assert_eq!(r.one_thread_nodes, 15_000);
+    assert_eq!(
+        (r.early_nodes, r.cancelled_nodes, r.after_solution_nodes),
+        (0, 0, 0)
+    );
+    assert_eq!(
+        r.idle,
+        Idle {
+            start: 3_000.0,
+            depth: 2_000.0,
+            tail: 6_000.0,
+            dispatch: 10_000.0,
+        }
+    );
+    assert_eq!(r.solutions, trace.solutions());
+    assert!((r.efficiency() - 15.0 / 36.0).abs() < 1e-12);
+    assert!(r.to_string().ends_with("efficiency 0.417 at 2 threads"));
+}
+
+#[test]
+fn early_start_on_idle_slots_is_counted_and_cancelled() {
+    // Same trace, early start on: depth 14 starts when depth 13's shorter job is back,
+    // on the freed slot.
+    let trace = hand_trace();
+    let opts = SplitOptions {
+        workers: 1,
+        threads: 2,
+        latency_us: 1_000,
+        config: Config {
+            jobs_per_slot: 1,
+            ..Config::default()
+        },
+        ..SplitOptions::default()
+    };
+    let r = simulate(&trace, &opts).unwrap();
+    assert_eq!(r.solutions, trace.solutions());
+    let first14 = r.jobs.iter().find(|j| j.depth == 14).unwrap();
+    assert!(first14.start_us < 10_000, "{:?}", r.jobs);
+    // Every node is accounted for: the jobs' sum.
+    assert_eq!(r.nodes, r.jobs.iter().map(|j| j.nodes).sum::<u64>());
+    // Depth 14 was ranked on half of depth 13's counts (prefix 0's job was still out),
+    // so it is not cut as well as without early start: no promise of a shorter wall.
+    assert!(r.wall_us > 10_000);
+}
+
+#[test]
+fn a_trace_survives_writing_and_reading() {
+    let trace = hand_trace();
+    let mut text = Vec::new();
+    trace.write(&mut text).unwrap();
+    let back = Trace::parse("mem", &text[..]).unwrap();
+    assert_eq!(back, trace);
+    let bad = String::from_utf8(text)
+        .unwrap()
+        .replace("\"version\":1", "\"version\":9");
+    let e = Trace::parse("mem", bad.as_bytes()).unwrap_err();
+    assert!(e.to_string().contains("trace version 9"), "{e}");
+}
+
+#[test]
+fn the_recorded_traces_load_and_replay() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/traces");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.to_string_lossy().ends_with(".jsonl.gz") {
+            continue;
+        }
+        let trace = Trace::load(&path).unwrap();
+        let optimal = trace.header.optimal.unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        assert!(name.starts_with(&format!("trace-{optimal}")), "{name}");
+        let r = replay(
+            &trace,
+            &SplitOptions {
+                workers: 4,
+                threads: 4,
+                ..SplitOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.solutions.first().map(Vec::len), Some(optimal as usize));
+        assert!(r.efficiency() > 0.0 && r.efficiency() <= 1.5, "{name}: {r}");
+        seen += 1;
+    }
+    assert!(seen >= 1, "no trace in {}", dir.display());
+}

@@ -1,0 +1,109 @@
+//! `cubeswarm bench split`: a recorded optimal search replayed at scale.
+
+use anyhow::Context as _;
+use coordinator::splitsim::{replay, SplitOptions};
+use coordinator::trace::Trace;
+use std::path::PathBuf;
+
+/// Flags of `bench split`.
+#[derive(clap::Args)]
+pub struct SplitArgs {
+    /// The trace (`cubeswarm solve --trace FILE`; .gz read through gzip).
+    #[arg(long)]
+    trace: PathBuf,
+    /// Simulated workers.
+    #[arg(long, default_value_t = 1)]
+    workers: usize,
+    /// Threads (job slots) of each worker.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Jobs each worker holds beyond its threads (started as soon as a thread frees).
+    #[arg(long, default_value_t = 0)]
+    queue_ahead: usize,
+    /// One-way message latency, milliseconds.
+    #[arg(long, default_value_t = 1.0)]
+    latency: f64,
+    /// Heartbeat period in milliseconds (leases of three periods); none by default.
+    #[arg(long)]
+    heartbeat: Option<f64>,
+    /// Nodes per second of one thread [default: the trace's].
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Prefix length the scheduler cuts depths into (1 to 5).
+    #[arg(long)]
+    prefix_len: Option<usize>,
+    /// Subtree jobs per slot and depth, at least.
+    #[arg(long)]
+    jobs_per_slot: Option<usize>,
+    /// Nodes a subtree job should hold (predicted from the previous depth).
+    #[arg(long)]
+    job_nodes: Option<u64>,
+    /// Ask for every optimal solution (the whole optimal depth), as `solve --all`.
+    #[arg(long)]
+    all: bool,
+    /// Do not start depth d+1 before d is proved empty.
+    #[arg(long)]
+    no_early_start: bool,
+}
+
+/// Runs `bench split`.
+pub fn run(a: SplitArgs) -> anyhow::Result<()> {
+    let trace = Trace::load(&a.trace)?;
+    let ms = |name: &str, v: f64| -> anyhow::Result<u64> {
+        anyhow::ensure!(
+            v.is_finite() && v >= 0.0,
+            "--{name} must be a number of ms >= 0"
+        );
+        Ok((v * 1000.0).round() as u64)
+    };
+    anyhow::ensure!(
+        a.workers >= 1 && a.threads >= 1,
+        "--workers and --threads must be at least 1"
+    );
+    if let Some(p) = a.prefix_len {
+        anyhow::ensure!(
+            (1..=5).contains(&p),
+            "--prefix-len must be 1 to 5 (the trace's grain)"
+        );
+    }
+    let mut config = coordinator::Config::default();
+    if let Some(p) = a.prefix_len {
+        config.prefix_len = p;
+    }
+    if let Some(j) = a.jobs_per_slot {
+        config.jobs_per_slot = j.max(1);
+    }
+    if let Some(n) = a.job_nodes {
+        config.job_nodes = n.max(1);
+    }
+    config.early_start = !a.no_early_start;
+    let opts = SplitOptions {
+        workers: a.workers,
+        threads: a.threads,
+        queue_ahead: a.queue_ahead,
+        latency_us: ms("latency", a.latency)?,
+        heartbeat_us: a
+            .heartbeat
+            .map(|h| ms("heartbeat", h))
+            .transpose()?
+            .map(|h| h.max(1)),
+        node_rate: a.rate,
+        max_solutions: if a.all { None } else { Some(1) },
+        config,
+    };
+    let h = &trace.header;
+    println!(
+        "trace {}: {} ({} moves, table {}, {:.1} M nodes/s per thread recorded); {} x {} threads, latency {} ms",
+        a.trace.display(),
+        h.position,
+        h.optimal.map_or("?".to_string(), |o| o.to_string()),
+        h.table,
+        h.node_rate / 1e6,
+        a.workers,
+        a.threads,
+        a.latency
+    );
+    let report = replay(&trace, &opts).context("replaying the trace")?;
+    println!("{report}");
+    Ok(())
+}
