@@ -178,3 +178,40 @@ fn h48_k2_generator_writes_the_same_bytes_as_the_previous_method() {
         assert_eq!(f.header().checksum, checksum, "{name}");
     }
 }
+
+/// A build stopped after some batches of tails (as a killed one would be, its checkpoint
+/// on disk) and then run again resumes from the checkpoint and writes the same bytes as
+/// an uninterrupted build; the checkpoint is gone afterwards.
+#[test]
+fn h48_k2_build_stopped_and_resumed_writes_the_same_bytes() {
+    use worker::h48::checkpoint::{self, Checkpoint};
+    use worker::h48::gen_k2::{GenOptions, Outcome};
+    let src = h48_common::ensure("h48h0k4");
+    let cs = Cocsep::open(&src).unwrap();
+    let dir = h48_common::tables_dir().join("resume");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (name, eo_bits, base, checksum) = OLD_METHOD_CHECKSUMS[1];
+    let _ = std::fs::remove_file(tablefile::table_path(&dir, name));
+    Checkpoint::remove(&dir, name);
+    let stop = GenOptions {
+        checkpoint_every: None,
+        stop_after: Some(100),
+    };
+    let silent = &tables::progress::Silent;
+    let out = gen_k2::generate_with(&dir, name, eo_bits, base, &cs, silent, &stop).unwrap();
+    let Outcome::Stopped { done, total } = out else {
+        panic!("not stopped: {out:?}")
+    };
+    assert_eq!(done, 100);
+    assert!(total > done, "{total} batches");
+    assert!(!tablefile::table_path(&dir, name).exists());
+    let c = Checkpoint::probe(&dir, name).expect("a checkpoint");
+    assert_eq!(
+        (c.done, c.total, c.eo_bits, c.base),
+        (100, total, eo_bits, base)
+    );
+    let out = gen_k2::generate_with(&dir, name, eo_bits, base, &cs, silent, &Default::default());
+    assert_eq!(out.unwrap(), Outcome::Written);
+    assert_eq!(open(&dir, name).header().checksum, checksum);
+    assert!(!checkpoint::path(&dir, name).exists());
+}
