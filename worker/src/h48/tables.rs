@@ -243,7 +243,7 @@ mod tests {
         let err = check_build_memory("h48h9k2", need, 12_000_000_000).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "building h48h9k2 needs about 16.6 GB of memory, only 12.0 GB available; the \
+            "building h48h9k2 needs about 16.5 GB of memory, only 12.0 GB available; the \
              largest H48 table that fits is h48h8k2 (9.0 GB to build)"
         );
         let err = check_build_memory("h48h1k2", need, 1_000).unwrap_err();
