@@ -64,9 +64,21 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
     match action {
         TablesAction::List => {
             println!("tables directory: {}", dir.display());
-            println!("{:<16} {:>10} {:>14}  entries", "name", "status", "size");
+            println!(
+                "{:<16} {:>10} {:>10} {:>10} {:>10}  entries",
+                "name", "status", "size", "build mem", "search mem"
+            );
             for name in known_tables() {
                 let path = table_path(dir, &name);
+                let file = proto::catalog::file(&name);
+                let build = file.map(|f| human(f.build_memory)).unwrap_or_default();
+                // Searching maps the solver table's files (an H48 table: it, h0k4, cocsep).
+                let search = proto::catalog::find(&name)
+                    .map(|e| e.bytes())
+                    .or(file.map(|f| f.bytes()))
+                    .map(human)
+                    .unwrap_or_default();
+                let partial = worker::h48::checkpoint::Checkpoint::probe(dir, &name);
                 let (status, size, entries) = match TableFile::open(&path, &name) {
                     Ok(t) => (
                         "present",
@@ -74,14 +86,25 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
                         t.header().meta.entries.to_string(),
                     ),
                     Err(_) if !path.exists() => {
-                        let est = proto::catalog::file_bytes(&name)
-                            .map(human)
-                            .unwrap_or_default();
-                        ("missing", est, String::new())
+                        let est = file.map(|f| human(f.bytes())).unwrap_or_default();
+                        match &partial {
+                            Some(c) => (
+                                "partial",
+                                est,
+                                format!(
+                                    "build checkpoint: {} of {} batches of tails ({:.1}%); \
+                                     `tables build {name}` resumes it",
+                                    c.done,
+                                    c.total,
+                                    100.0 * c.done as f64 / c.total.max(1) as f64
+                                ),
+                            ),
+                            None => ("missing", est, String::new()),
+                        }
                     }
                     Err(e) => ("BAD", String::new(), e.to_string()),
                 };
-                println!("{name:<16} {status:>10} {size:>14}  {entries}");
+                println!("{name:<16} {status:>10} {size:>10} {build:>10} {search:>10}  {entries}");
             }
             Ok::<(), anyhow::Error>(())
         }
@@ -116,8 +139,28 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
             for n in names {
                 let path = table_path(dir, &n);
                 let t = Instant::now();
-                match TableFile::open(&path, &n).and_then(|f| f.verify()) {
-                    Ok(()) => println!("{n}: ok ({:.1} s)", t.elapsed().as_secs_f64()),
+                match TableFile::open(&path, &n).and_then(|f| f.verify().map(|()| f)) {
+                    Ok(f) => {
+                        let h = f.header();
+                        // Values past the width never occur; show the ones that can.
+                        let shown = 1usize << h.meta.depth_width.min(4);
+                        let dist: Vec<String> = h.distribution[..shown.min(h.distribution.len())]
+                            .iter()
+                            .map(u64::to_string)
+                            .collect();
+                        println!(
+                            "{n}: ok ({:.1} s): body checksum of {} bytes and the entries \
+                             per stored value{} match the header: [{}]",
+                            t.elapsed().as_secs_f64(),
+                            h.body_len,
+                            if h.meta.base > 0 {
+                                format!(" (base {}: 0 = at most {0})", h.meta.base)
+                            } else {
+                                String::new()
+                            },
+                            dist.join(", ")
+                        )
+                    }
                     Err(e) => {
                         println!("{n}: FAILED: {e}");
                         bad += 1;

@@ -51,15 +51,26 @@ impl File {
     }
 }
 
-/// The file `h48h{eo_bits}k2`: 2 bits per entry, `eo_bits` edge-orientation bits appended
-/// to the h0 coordinate. Building it holds the table twice, h0k4 and a key set.
-const fn h48_k2(name: &'static str, eo_bits: u32) -> File {
-    let entries = H0_ENTRIES << eo_bits;
-    let build_memory = if eo_bits == 0 {
+/// Memory of building `h48h{eo_bits}k2` beside the table itself: the breadth-first levels
+/// (at most about 1.4 GB, for base 10) and h0k4.
+pub const H48_K2_BUILD_EXTRA: u64 = 1_500_000_000;
+
+/// Peak memory of building `h48h{eo_bits}k2` (N >= 1): the table, which is written to its
+/// file from the working copy, plus [`H48_K2_BUILD_EXTRA`]. (h48h0k2 is converted from
+/// h0k4.)
+pub const fn h48_k2_build_memory(eo_bits: u32) -> u64 {
+    if eo_bits == 0 {
         H0_ENTRIES / 2 + (64 << 20)
     } else {
-        2 * (entries / 4) + H0_ENTRIES / 2 + (1 << 30)
-    };
+        (H0_ENTRIES << eo_bits) / 4 + H48_K2_BUILD_EXTRA
+    }
+}
+
+/// The file `h48h{eo_bits}k2`: 2 bits per entry, `eo_bits` edge-orientation bits appended
+/// to the h0 coordinate.
+const fn h48_k2(name: &'static str, eo_bits: u32) -> File {
+    let entries = H0_ENTRIES << eo_bits;
+    let build_memory = h48_k2_build_memory(eo_bits);
     File {
         name,
         entries,

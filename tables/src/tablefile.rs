@@ -54,7 +54,7 @@ pub use error::TableFileError;
 pub use header::{TableHeader, TableMeta};
 pub use open::TableFile;
 pub use paths::{default_tables_dir, table_path};
-pub use write::write_table;
+pub use write::{write_table, write_table_with, BODY_CHUNK};
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"CUBESWRM";

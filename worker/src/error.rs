@@ -28,7 +28,12 @@ pub enum Error {
     #[error("unknown table {0:?} (known: {known})", known = proto::catalog::names().join(", "))]
     UnknownTable(String),
     /// Building the table needs more memory than the machine has.
-    #[error("building {name} needs about {needed} bytes of memory, only {available} available")]
+    #[error(
+        "building {name} needs about {:.1} GB of memory, only {:.1} GB available; {}",
+        gb(*needed),
+        gb(*available),
+        largest_buildable(*available)
+    )]
     NotEnoughMemory {
         /// Table name.
         name: String,
@@ -71,6 +76,28 @@ pub enum Error {
 impl From<TableFileError> for Error {
     fn from(e: TableFileError) -> Self {
         Error::Table(e)
+    }
+}
+
+fn gb(bytes: u64) -> f64 {
+    bytes as f64 / 1e9
+}
+
+/// Which H48 table fits in `available` bytes to build, in words.
+fn largest_buildable(available: u64) -> String {
+    let fits = proto::catalog::files()
+        .into_iter()
+        .filter(|f| f.starts_with("h48h"))
+        .filter_map(proto::catalog::file)
+        .filter(|f| f.build_memory <= available)
+        .max_by_key(|f| f.entries);
+    match fits {
+        Some(f) => format!(
+            "the largest H48 table that fits is {} ({:.1} GB to build)",
+            f.name,
+            gb(f.build_memory)
+        ),
+        None => "no H48 table fits".to_string(),
     }
 }
 

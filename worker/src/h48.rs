@@ -17,6 +17,7 @@
 //! positions from many threads against one copy of the tables.
 
 pub mod bench;
+pub mod checkpoint;
 pub mod cocsep;
 pub mod coords;
 pub mod gen_k2;

@@ -15,29 +15,57 @@ pub(super) fn scan_body(
     meta: &TableMeta,
     progress: &dyn Progress,
 ) -> (u64, [u64; BUCKETS]) {
-    let per_chunk = (CHECK_CHUNK as u64 * 8) / u64::from(meta.bits.max(1));
     let parts: Vec<(u64, [u64; BUCKETS])> = body
         .par_chunks(CHECK_CHUNK)
         .enumerate()
         .map(|(i, chunk)| {
-            let n = meta
-                .entries
-                .saturating_sub(i as u64 * per_chunk)
-                .min(per_chunk);
-            let dist =
-                packed::histogram_seq(chunk, n, meta.bits, meta.depth_shift, meta.depth_width);
-            let h = hash::bytes(i as u64, chunk);
+            let part = scan_chunk(i, chunk, meta);
             progress.inc(chunk.len() as u64);
-            (h, dist)
+            part
         })
         .collect();
-    let mut sum = hash::start(body.len() as u64);
-    let mut dist = [0u64; BUCKETS];
-    for (h, d) in parts {
-        sum = hash::absorb(sum, h);
-        dist = packed::add_arrays(dist, d);
+    let mut scan = BodyScan::new(body.len() as u64);
+    for part in parts {
+        scan.absorb(part);
     }
-    (hash::finish(sum), dist)
+    scan.finish()
+}
+
+/// Hash and distribution of chunk `i` of a body ([`CHECK_CHUNK`] bytes, or fewer for the
+/// last chunk).
+pub(super) fn scan_chunk(i: usize, chunk: &[u8], meta: &TableMeta) -> (u64, [u64; BUCKETS]) {
+    let per_chunk = (CHECK_CHUNK as u64 * 8) / u64::from(meta.bits.max(1));
+    let n = meta
+        .entries
+        .saturating_sub(i as u64 * per_chunk)
+        .min(per_chunk);
+    let dist = packed::histogram_seq(chunk, n, meta.bits, meta.depth_shift, meta.depth_width);
+    (hash::bytes(i as u64, chunk), dist)
+}
+
+/// The fold of the chunks' hashes and distributions, in chunk order.
+pub(super) struct BodyScan {
+    sum: u64,
+    dist: [u64; BUCKETS],
+}
+
+impl BodyScan {
+    pub(super) fn new(body_len: u64) -> BodyScan {
+        BodyScan {
+            sum: hash::start(body_len),
+            dist: [0; BUCKETS],
+        }
+    }
+
+    /// Folds the next chunk's [`scan_chunk`].
+    pub(super) fn absorb(&mut self, (h, d): (u64, [u64; BUCKETS])) {
+        self.sum = hash::absorb(self.sum, h);
+        self.dist = packed::add_arrays(self.dist, d);
+    }
+
+    pub(super) fn finish(self) -> (u64, [u64; BUCKETS]) {
+        (hash::finish(self.sum), self.dist)
+    }
 }
 
 impl TableFile {

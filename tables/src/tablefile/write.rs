@@ -1,9 +1,9 @@
 //! [`write_table`]: writing a table file atomically (temporary file, then rename).
 
 use super::header::check_name;
-use super::verify::scan_body;
+use super::verify::{scan_chunk, BodyScan, CHECK_CHUNK};
 use super::{TableFileError, TableHeader, TableMeta, HEADER_LEN};
-use crate::progress::Silent;
+use rayon::prelude::*;
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
@@ -12,6 +12,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A process-wide counter so concurrent writers in one process use distinct temp files.
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes of body that [`write_table_with`] asks its filler for at a time (the last chunk
+/// may be shorter).
+pub const BODY_CHUNK: usize = CHECK_CHUNK;
+
+/// Chunks filled (in parallel) and written per batch: the writer's memory.
+const BATCH_CHUNKS: usize = 64;
 
 /// Writes a table file at `path`: checks the description against the body, computes the
 /// checksum and distribution, writes `<path>.tmp.<pid>.<n>` in the same directory (the
@@ -33,15 +40,27 @@ pub fn write_table(
             found: body.len() as u64,
         });
     }
-    let (checksum, distribution) = scan_body(body, meta, &Silent);
-    let header = TableHeader {
+    write_table_with(path, meta, &|i, chunk| {
+        chunk.copy_from_slice(&body[i * BODY_CHUNK..i * BODY_CHUNK + chunk.len()]);
+    })
+}
+
+/// [`write_table`] of a body that is never whole in memory: `fill(i, chunk)` writes the
+/// body's bytes `i * BODY_CHUNK ..` into `chunk` (called in parallel, each chunk once, in
+/// batches of 64), so the writer holds 64 MiB whatever the table's size.
+pub fn write_table_with(
+    path: &Path,
+    meta: &TableMeta,
+    fill: &(dyn Fn(usize, &mut [u8]) + Sync),
+) -> Result<TableHeader, TableFileError> {
+    check_name(path, &meta.name)?;
+    let expected = meta.check(path)?;
+    let mut header = TableHeader {
         meta: meta.clone(),
         body_len: expected,
-        checksum,
-        distribution,
+        checksum: 0,
+        distribution: [0; crate::packed::BUCKETS],
     };
-    let block = header.encode();
-
     let io = |p: &Path| {
         let p = p.to_path_buf();
         move |error| TableFileError::Io { path: p, error }
@@ -73,9 +92,33 @@ pub fn write_table(
             .open(&tmp)?;
         // A zero block first: until the real header lands, the file is not a valid table.
         f.write_all(&vec![0u8; HEADER_LEN])?;
-        f.write_all(body)?;
+        let mut scan = BodyScan::new(expected);
+        let batch = BATCH_CHUNKS * BODY_CHUNK;
+        let mut buf = Vec::new();
+        let mut done = 0u64;
+        while done < expected {
+            let len = (expected - done).min(batch as u64) as usize;
+            buf.resize(len, 0);
+            let first = (done / BODY_CHUNK as u64) as usize;
+            let parts: Vec<_> = buf
+                .par_chunks_mut(BODY_CHUNK)
+                .enumerate()
+                .map(|(j, chunk)| {
+                    fill(first + j, chunk);
+                    scan_chunk(first + j, chunk, meta)
+                })
+                .collect();
+            for part in parts {
+                scan.absorb(part);
+            }
+            f.write_all(&buf)?;
+            done += len as u64;
+        }
+        let (checksum, distribution) = scan.finish();
+        header.checksum = checksum;
+        header.distribution = distribution;
         f.seek(SeekFrom::Start(0))?;
-        f.write_all(&block)?;
+        f.write_all(&header.encode())?;
         f.sync_all()?;
         drop(f);
         fs::rename(&tmp, path)

@@ -21,13 +21,13 @@
 //! h48h0k2 made this way with the conversion of h48h0k4). The cost is the number of
 //! h11 cosets at depth `<= b + 2`, which grows about 13-fold per unit of base.
 
+use super::checkpoint::Checkpoint;
 use super::cocsep::{self, Cocsep};
 use super::coords::{Coords, ESEP};
 use crate::Error;
 use rayon::prelude::*;
-use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
 use tables::canonical::can_follow;
 use tables::moves::MOVE_CUBES;
 use tables::packed::prefetch;
@@ -52,33 +52,59 @@ pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 10, 10, 10, 10];
 /// written with another layout (0: positions `0 .. N`, before this was chosen) are refused.
 pub const EDGE_LAYOUT: u64 = 1;
 
-/// Peak memory of building h48hNk2: the table, its byte copy, the h0k4 table and the
-/// breadth-first levels.
+/// Peak memory of building h48hNk2: the table itself (written to its file in 64 MiB
+/// pieces, never copied) plus at most 1.5 GB: the breadth-first levels (held as the
+/// previous level's cubes and 8-byte origins, generated in parts of [`PART_BYTES`]) and
+/// the h0k4 table.
 pub fn build_memory(eo_bits: u8) -> u64 {
-    let table = (117_567_450u64 << eo_bits) / 4;
-    2 * table + 117_567_450 / 2 + (1 << 30)
+    proto::catalog::h48_k2_build_memory(eo_bits.into())
 }
 
-/// A fast hasher for u64 keys (a multiply-xorshift mix).
-#[derive(Default)]
-struct KeyHasher(u64);
+/// Candidates of the next breadth-first level are generated in parts of about this many
+/// bytes (each part: the children whose key hashes to it).
+const PART_BYTES: u64 = 256 << 20;
 
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let x = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        x ^ (x >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x100_0000_01b3);
+/// The depth-first tails are run in this many batches (at most); a checkpoint can follow
+/// any batch.
+const BATCHES: u64 = 4096;
+
+/// How a k2 generation runs.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// Time between checkpoints (`<name>.tbl.partial`); `None`: none.
+    pub checkpoint_every: Option<Duration>,
+    /// Stop after this many batches of tails, with a checkpoint, as a build killed right
+    /// after that checkpoint would (for tests).
+    pub stop_after: Option<u64>,
+}
+
+impl Default for GenOptions {
+    fn default() -> GenOptions {
+        GenOptions {
+            checkpoint_every: Some(Duration::from_secs(120)),
+            stop_after: None,
         }
     }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
 }
 
-type KeySet = HashSet<u64, BuildHasherDefault<KeyHasher>>;
+/// How a generation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The table file is written.
+    Written,
+    /// Stopped by [`GenOptions::stop_after`] with `done` of `total` batches.
+    Stopped {
+        /// Batches done.
+        done: u64,
+        /// Batches in all.
+        total: u64,
+    },
+}
+
+/// Which of `parts` parts key `k` belongs to.
+fn part_of(k: u64, parts: u64) -> u64 {
+    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % parts
+}
 
 /// The read-only data of one generation.
 struct Gen<'a> {
@@ -199,8 +225,9 @@ impl Gen<'_> {
 }
 
 /// Generates the 2-bit table with `eo_bits` = N (0..=11) and base `base` (at least
-/// `TAIL - 2`), and writes it to `<dir>/<name>.tbl`. The tables named h48hNk2 use
-/// [`BASES`]; other bases serve tests (a small base is cheap).
+/// `TAIL - 2`), and writes it to `<dir>/<name>.tbl`, with checkpoints every two minutes
+/// ([`generate_with`]). The tables named h48hNk2 use [`BASES`]; other bases serve tests
+/// (a small base is cheap).
 pub fn generate(
     dir: &std::path::Path,
     name: &str,
@@ -209,6 +236,22 @@ pub fn generate(
     cocsep: &Cocsep,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
+    let opts = GenOptions::default();
+    generate_with(dir, name, eo_bits, base, cocsep, progress, &opts).map(|_| ())
+}
+
+/// [`generate`] with options. A checkpoint of the same build found in `dir` is resumed
+/// (and said so to `progress`); it is removed once the table is written.
+pub fn generate_with(
+    dir: &std::path::Path,
+    name: &str,
+    eo_bits: u8,
+    base: u8,
+    cocsep: &Cocsep,
+    progress: &dyn Progress,
+    opts: &GenOptions,
+) -> Result<Outcome, Error> {
+    let started = Instant::now();
     let name = name.to_string();
     let eo_bits = eo_bits.min(11);
     let base = base.max(TAIL - 2);
@@ -235,67 +278,174 @@ pub fn generate(
             .collect(),
     };
     drop(sym);
+    let mut desc = Checkpoint {
+        name: name.clone(),
+        eo_bits,
+        base,
+        done: 0,
+        total: 0,
+        words: nwords as u64,
+    };
+    // The marks of a checkpoint are true bounds whatever batch they came from, so they
+    // are loaded first and the breadth-first marks land on them (an atomic minimum).
+    let resumed = match Checkpoint::probe(dir, &name) {
+        None => None,
+        Some(_) => match Checkpoint::load(dir, &desc, &g.words) {
+            Some(c) => {
+                progress.note(&format!(
+                    "{name}: resuming from its checkpoint ({} of {} batches of tails \
+                     done); recomputing the breadth-first levels first",
+                    c.done, c.total
+                ));
+                Some(c)
+            }
+            None => {
+                progress.note(&format!(
+                    "{name}: the checkpoint found is not of this build or is damaged; \
+                     starting over"
+                ));
+                g.words.par_iter().for_each(|w| w.store(u64::MAX, Relaxed));
+                Checkpoint::remove(dir, &name);
+                None
+            }
+        },
+    };
 
-    // 1. Breadth-first over h11 cosets up to symmetry.
+    // 1. Breadth-first over h11 cosets up to symmetry. Only the previous level's cubes
+    //    and the keys of the two previous levels are kept (a coset's neighbours lie in
+    //    the levels before, at and after its own); the last level is kept as origins
+    //    (index of the parent cube << 5 | move), from which the tails start.
     let depth_bfs = base + 2 - TAIL;
-    let mut seen = KeySet::default();
-    seen.insert(g.key(&Cube::SOLVED));
-    let mut frontier = vec![Cube::SOLVED];
+    let mut cubes = vec![Cube::SOLVED];
+    let mut keys_prev: Vec<u64> = vec![g.key(&Cube::SOLVED)];
+    let mut keys_prev2: Vec<u64> = Vec::new();
+    // `u64::MAX`: the parent cube itself (when the breadth-first part has no levels).
+    let mut origins: Vec<u64> = vec![u64::MAX];
     g.mark(&Cube::SOLVED, 0);
     for d in 1..=depth_bfs {
-        let mut cand: Vec<(u64, Cube)> = frontier
-            .par_iter()
-            .flat_map_iter(|c| {
-                Move::ALL.iter().map(|&m| {
-                    let n = c.compose(&MOVE_CUBES[m.index()]);
-                    (g.key(&n), n)
+        let last = d == depth_bfs;
+        let parts = (cubes.len() as u64 * 18 * 16).div_ceil(PART_BYTES).max(1);
+        let mut level_keys = Vec::new();
+        let mut level = Vec::new();
+        for p in 0..parts {
+            let (g, cubes) = (&g, &cubes);
+            let mut cand: Vec<(u64, u64)> = cubes
+                .par_iter()
+                .enumerate()
+                .flat_map_iter(|(i, c)| {
+                    Move::ALL.iter().filter_map(move |&m| {
+                        let k = g.key(&c.compose(&MOVE_CUBES[m.index()]));
+                        (part_of(k, parts) == p).then_some((k, (i as u64) << 5 | m.index() as u64))
+                    })
                 })
-            })
-            .collect();
-        cand.par_sort_unstable_by_key(|&(k, _)| k);
-        cand.dedup_by_key(|&mut (k, _)| k);
-        cand.retain(|(k, _)| !seen.contains(k));
-        seen.extend(cand.iter().map(|&(k, _)| k));
-        frontier = cand.into_iter().map(|(_, c)| c).collect();
-        frontier.par_iter().for_each(|c| g.mark(c, d));
+                .collect();
+            // Sorting the pairs (not only the keys) keeps the first origin of each key the
+            // same from run to run, so a resumed build walks the same batches.
+            cand.par_sort_unstable();
+            cand.dedup_by_key(|&mut (k, _)| k);
+            cand.retain(|(k, _)| {
+                keys_prev.binary_search(k).is_err() && keys_prev2.binary_search(k).is_err()
+            });
+            if !last {
+                level_keys.extend(cand.iter().map(|&(k, _)| k));
+            }
+            level.extend(cand.iter().map(|&(_, o)| o));
+        }
         progress.note(&format!(
             "{name}: {} cosets (up to symmetry) at depth {d}",
-            frontier.len()
+            level.len()
         ));
+        if last {
+            origins = level;
+        } else {
+            let next: Vec<Cube> = level
+                .par_iter()
+                .map(|&o| cubes[(o >> 5) as usize].compose(&MOVE_CUBES[(o & 31) as usize]))
+                .collect();
+            drop(level);
+            next.par_iter().for_each(|c| g.mark(c, d));
+            cubes = next;
+            level_keys.par_sort_unstable();
+            keys_prev2 = std::mem::replace(&mut keys_prev, level_keys);
+        }
     }
-    drop(seen);
+    drop((keys_prev, keys_prev2));
+    let start = |o: u64| match o {
+        u64::MAX => cubes[0],
+        _ => cubes[(o >> 5) as usize].compose(&MOVE_CUBES[(o & 31) as usize]),
+    };
 
-    // 2. Depth-first tails.
+    // 2. Depth-first tails, in batches, with checkpoints between them.
+    let per = origins.len().div_ceil(BATCHES as usize).max(1);
+    let total = origins.len().div_ceil(per) as u64;
+    desc.total = total;
+    let first = match resumed {
+        Some(c) if c.total == total => {
+            progress.note(&format!(
+                "{name}: resuming at batch {} of {total} ({:.1}% of the tails)",
+                c.done,
+                100.0 * c.done as f64 / total as f64
+            ));
+            c.done
+        }
+        _ => 0,
+    };
     progress.start(
         &format!("{name} depth {}..={}", depth_bfs + 1, base + 2),
-        frontier.len() as u64,
+        origins.len() as u64,
     );
-    frontier.par_chunks(256).for_each(|chunk| {
-        for c in chunk {
-            g.walk(c, depth_bfs, TAIL, None);
+    progress.inc((first as usize * per).min(origins.len()) as u64);
+    let mut last_save = started;
+    for b in first..total {
+        let lo = b as usize * per;
+        let hi = (lo + per).min(origins.len());
+        origins[lo..hi].par_chunks(64).for_each(|chunk| {
+            for &o in chunk {
+                let c = start(o);
+                g.mark(&c, depth_bfs);
+                g.walk(&c, depth_bfs, TAIL, None);
+            }
+            progress.inc(chunk.len() as u64);
+        });
+        desc.done = b + 1;
+        if opts
+            .checkpoint_every
+            .is_some_and(|every| last_save.elapsed() >= every)
+            && b + 1 < total
+        {
+            desc.save(dir, &g.words)?;
+            last_save = Instant::now();
         }
-        progress.inc(chunk.len() as u64);
-    });
-    progress.finish(&format!("{name}: tails done"));
-    drop(frontier);
-
-    // 3. Write.
-    let body_len = (entries as usize).div_ceil(4);
-    let mut body = Vec::with_capacity(body_len);
-    for w in &g.words {
-        body.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        if opts.stop_after == Some(b + 1) {
+            // As a build killed right after a checkpoint.
+            desc.save(dir, &g.words)?;
+            return Ok(Outcome::Stopped { done: b + 1, total });
+        }
     }
-    body.truncate(body_len);
+    progress.finish(&format!("{name}: tails done"));
+    drop((origins, cubes));
+
+    // 3. Write, straight from the words (never a second copy of the table).
+    let body_len = entries.div_ceil(4);
     // Entries past the end (possible when N = 0) must read as zero padding.
     let used = (entries % 4) as u32;
-    if let (true, Some(last)) = (used != 0, body.last_mut()) {
-        *last &= (1u8 << (2 * used)) - 1;
-    }
     let meta = TableMeta {
         base,
         params: [EDGE_LAYOUT, 0],
         ..TableMeta::new(name.clone(), entries, 2)
     };
-    tablefile::write_table(&tablefile::table_path(dir, &name), &meta, &body)?;
-    Ok(())
+    let fill = |i: usize, chunk: &mut [u8]| {
+        let w0 = i * tablefile::BODY_CHUNK / 8;
+        for (j, b8) in chunk.chunks_mut(8).enumerate() {
+            let w = g.words[w0 + j].load(Relaxed).to_le_bytes();
+            b8.copy_from_slice(&w[..b8.len()]);
+        }
+        let end = (i * tablefile::BODY_CHUNK + chunk.len()) as u64;
+        if let (true, true, Some(last)) = (used != 0, end == body_len, chunk.last_mut()) {
+            *last &= (1u8 << (2 * used)) - 1;
+        }
+    };
+    tablefile::write_table_with(&tablefile::table_path(dir, &name), &meta, &fill)?;
+    Checkpoint::remove(dir, &name);
+    Ok(Outcome::Written)
 }

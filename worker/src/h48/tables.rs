@@ -80,6 +80,19 @@ pub fn available_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Refuses (at once, before anything is allocated) a build needing `needed` bytes on a
+/// machine with `available`: the error gives both in GB and the largest table that fits.
+pub fn check_build_memory(name: &str, needed: u64, available: u64) -> Result<(), Error> {
+    if needed > available {
+        return Err(Error::NotEnoughMemory {
+            name: name.into(),
+            needed,
+            available,
+        });
+    }
+    Ok(())
+}
+
 /// The sym-composite h0 coordinate as `tables` defines it (class · 34650 + esep).
 pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
     SymComposite::new(Composite::new(Twist, CornerSep), EdgeSep, 48)
@@ -90,13 +103,7 @@ pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
 pub fn build_table(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
     let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
     if let (Some(file), Some(avail)) = (proto::catalog::file(name), available_memory()) {
-        if file.build_memory > avail {
-            return Err(Error::NotEnoughMemory {
-                name: name.into(),
-                needed: file.build_memory,
-                available: avail,
-            });
-        }
+        check_build_memory(name, file.build_memory, avail)?;
     }
     std::fs::create_dir_all(dir).map_err(|error| Error::Io {
         path: dir.to_path_buf(),
@@ -229,6 +236,25 @@ pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_that_cannot_fit_is_refused_with_both_figures_and_what_fits() {
+        let need = proto::catalog::file("h48h9k2").unwrap().build_memory;
+        let err = check_build_memory("h48h9k2", need, 12_000_000_000).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "building h48h9k2 needs about 16.5 GB of memory, only 12.0 GB available; the \
+             largest H48 table that fits is h48h8k2 (9.0 GB to build)"
+        );
+        let err = check_build_memory("h48h1k2", need, 1_000).unwrap_err();
+        assert!(err.to_string().ends_with("no H48 table fits"), "{err}");
+        assert!(check_build_memory("h48h9k2", need, need).is_ok());
+        // Every k2 table builds in its size plus 1.5 GB (h9: 16.6 GB, under 24 GB).
+        for n in 1..=11u8 {
+            let f = proto::catalog::file(&format!("h48h{n}k2")).unwrap();
+            assert!(f.build_memory <= f.bytes() + 1_500_000_000, "h{n}");
+        }
+    }
 
     #[test]
     fn names_parse() {
