@@ -23,6 +23,8 @@ pub struct Metrics {
     nodes: AtomicU64,
     workers: AtomicU64,
     workers_refused: AtomicU64,
+    /// Of those, refused because a table they hold differs from the coordinator's.
+    workers_refused_table: AtomicU64,
     clients_refused: AtomicU64,
     ready: AtomicU64,
 }
@@ -50,6 +52,7 @@ impl Metrics {
             nodes: AtomicU64::new(0),
             workers: AtomicU64::new(0),
             workers_refused: AtomicU64::new(0),
+            workers_refused_table: AtomicU64::new(0),
             clients_refused: AtomicU64::new(0),
             ready: AtomicU64::new(0),
         }
@@ -75,6 +78,12 @@ impl Metrics {
     /// A worker was refused (token, version or table mismatch).
     pub fn worker_refused(&self) {
         self.workers_refused.fetch_add(1, Relaxed);
+    }
+
+    /// A worker was refused because a table it holds differs from the coordinator's
+    /// (counted in [`Metrics::worker_refused`] too).
+    pub fn worker_refused_for_table(&self) {
+        self.workers_refused_table.fetch_add(1, Relaxed);
     }
 
     /// A client was refused (token, bad request).
@@ -170,6 +179,12 @@ impl Metrics {
             "counter",
             "Workers refused (token, version, table checksum).",
             self.workers_refused.load(Relaxed),
+        );
+        put(
+            "cubeswarm_workers_refused_table_total",
+            "counter",
+            "Workers refused because a table they hold differs from the coordinator's (checksum).",
+            self.workers_refused_table.load(Relaxed),
         );
         put(
             "cubeswarm_clients_refused_total",

@@ -175,6 +175,9 @@ impl workers_server::Workers for WorkersSvc {
             Ok(t) => t,
             Err(e) => {
                 self.0.metrics.worker_refused();
+                if matches!(e, Error::TableMismatch { .. }) {
+                    self.0.metrics.worker_refused_for_table();
+                }
                 tracing::warn!(worker = %hello.worker_id, "worker refused: {e}");
                 return Err(e.into());
             }
