@@ -97,10 +97,40 @@ fn status_shows_the_workers_and_the_running_request_of_a_real_cluster() {
     // The table.
     let (st, text, err) = status_cmd(&url, &[]);
     assert!(st.success(), "{err}");
-    for want in ["alpha", "beta", "twophase", "6/6+", "serving", "workers 2"] {
+    for want in [
+        "alpha",
+        "beta",
+        "twophase",
+        "6/6+",
+        "serving",
+        "workers 2",
+        "127.0.0.1:",
+    ] {
         assert!(text.contains(want), "no {want:?} in:\n{text}");
     }
     assert!(!text.contains("no requests open"), "{text}");
+
+    // --watch: the table again and again, in place, until stopped.
+    let mut watch = Command::new(bin())
+        .args(["status", "--coordinator", &url, "--watch", "0.2"])
+        .env_remove("CUBESWARM_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = String::new();
+    let mut pipe = watch.stdout.take().unwrap();
+    let mut buf = [0u8; 4096];
+    while seen.matches("alpha").count() < 3 {
+        let n = std::io::Read::read(&mut pipe, &mut buf).unwrap();
+        assert!(n > 0, "--watch ended by itself:\n{seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+    }
+    watch.kill().unwrap();
+    let _ = watch.wait();
+    assert!(seen.contains("6/6+"), "{seen}");
+    assert!(seen.contains("\x1b[H\x1b[2J"), "redrawn in place: {seen:?}");
 
     // JSON, from the command and from the page's endpoint: the same figures.
     let (st, text, err) = status_cmd(&url, &["--format", "json"]);
@@ -122,6 +152,15 @@ fn status_shows_the_workers_and_the_running_request_of_a_real_cluster() {
                 .unwrap()
                 .iter()
                 .all(|w| w["tables"][0] == "twophase" && w["draining"] == false),
+            "{s:#}"
+        );
+        // Each worker's address as the coordinator sees it: loopback, its own port.
+        assert!(
+            s["workers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|w| w["host"].as_str().unwrap().starts_with("127.0.0.1:")),
             "{s:#}"
         );
         let jobs: u64 = s["workers"]

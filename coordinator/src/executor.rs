@@ -28,6 +28,11 @@ pub trait Executor {
     fn name(&self) -> String {
         "in-process".to_string()
     }
+    /// Where it runs, for people: a remote worker's address as the coordinator sees it
+    /// (empty: in this process).
+    fn host(&self) -> String {
+        String::new()
+    }
     /// It was silent past its lease and has been forgotten: its jobs run elsewhere now.
     /// A remote worker's stream is ended, so that it joins again if it is alive.
     fn lease_expired(&self) {}

@@ -40,6 +40,7 @@ pub fn to_json(s: &w::ClusterStatus) -> Value {
             json!({
                 "executor": x.executor,
                 "worker_id": x.worker_id,
+                "host": x.host,
                 "threads": x.threads,
                 "slots": x.slots,
                 "running": x.running,
@@ -133,6 +134,7 @@ pub fn render_table(s: &w::ClusterStatus) -> String {
     let _ = writeln!(o);
     let mut rows = vec![[
         "WORKER".to_string(),
+        "HOST".into(),
         "ID".into(),
         "THREADS".into(),
         "RUNNING".into(),
@@ -145,6 +147,11 @@ pub fn render_table(s: &w::ClusterStatus) -> String {
     for x in &s.workers {
         rows.push([
             x.worker_id.clone(),
+            if x.host.is_empty() {
+                "-".into()
+            } else {
+                x.host.clone()
+            },
             x.executor.to_string(),
             x.threads.to_string(),
             x.running.to_string(),
@@ -227,6 +234,7 @@ mod tests {
             workers: vec![w::WorkerStatus {
                 executor: 3,
                 worker_id: "host-12".into(),
+                host: "10.0.0.7:51234".into(),
                 threads: 4,
                 running: 2,
                 tables: vec!["twophase".into()],
@@ -251,7 +259,7 @@ mod tests {
     #[test]
     fn table_shows_workers_and_requests() {
         let t = render_table(&sample());
-        assert!(t.contains("host-12"), "{t}");
+        assert!(t.contains("host-12") && t.contains("10.0.0.7:51234"), "{t}");
         assert!(t.contains("40/100"), "{t}");
         assert!(t.contains("6 s"), "{t}");
         let w = render_table(&w::ClusterStatus::default());
@@ -262,6 +270,7 @@ mod tests {
     fn json_keeps_the_fields() {
         let j = to_json(&sample());
         assert_eq!(j["workers"][0]["worker_id"], "host-12");
+        assert_eq!(j["workers"][0]["host"], "10.0.0.7:51234");
         assert_eq!(j["workers"][0]["positions_per_second"], 12.346);
         assert_eq!(j["requests"][0]["eta_seconds"], 6.0);
         assert_eq!(j["requests"][0]["deepening_depth"], Value::Null);

@@ -101,6 +101,8 @@ pub struct ExecutorView {
     pub id: ExecutorId,
     /// Its name.
     pub name: String,
+    /// Where it runs (see [`Executor::host`]).
+    pub host: String,
     /// Its threads.
     pub threads: u32,
     /// Jobs it may hold now (0: draining).
@@ -177,6 +179,7 @@ impl<'s> Driver<'s> {
                 ExecutorView {
                     id,
                     name: e.exec.name(),
+                    host: e.exec.host(),
                     threads: e.threads,
                     slots: state.map_or(0, |s| s.0),
                     running: state.map_or(0, |s| s.1),

@@ -25,6 +25,7 @@ pub(super) fn cluster_status(d: &Driver<'_>) -> w::ClusterStatus {
             w::WorkerStatus {
                 executor: x.id.0,
                 worker_id: x.name,
+                host: x.host,
                 threads: x.threads,
                 slots: u32::try_from(x.slots).unwrap_or(u32::MAX),
                 running: x.running as u32,

@@ -40,6 +40,8 @@ pub struct RemoteWorker {
     threads: u32,
     /// The tables it holds.
     tables: Vec<String>,
+    /// Its address as this coordinator sees it (empty when the transport has none).
+    host: String,
 }
 
 impl RemoteWorker {
@@ -64,6 +66,9 @@ impl Executor for RemoteWorker {
     }
     fn name(&self) -> String {
         self.worker_id.clone()
+    }
+    fn host(&self) -> String {
+        self.host.clone()
     }
     fn lease_expired(&self) {
         let _ = self.tx.send(Err(Status::unavailable(
@@ -160,6 +165,7 @@ impl workers_server::Workers for WorkersSvc {
         req: Request<Streaming<w::WorkerMessage>>,
     ) -> Result<Response<Self::JoinStream>, Status> {
         use w::worker_message::Msg;
+        let host = req.remote_addr().map(|a| a.to_string()).unwrap_or_default();
         let mut inbound = req.into_inner();
         let first = tokio::time::timeout(self.0.lease, inbound.message())
             .await
@@ -204,6 +210,7 @@ impl workers_server::Workers for WorkersSvc {
             worker_id: hello.worker_id.clone(),
             threads: hello.threads,
             tables,
+            host,
         };
         self.0.post(Event::Joined(id, Box::new(worker)))?;
         let shared = self.0.clone();
