@@ -31,10 +31,11 @@ fn a_killed_clients_optimal_search_stops_on_the_cluster() {
             metric(&m, "cubeswarm_jobs_running") > 0
         });
         client.signal(sig);
-        // Within a few seconds the coordinator holds none of its jobs, queued or
-        // running (and has told the workers to cancel what ran).
+        // Soon the coordinator holds none of its jobs, queued or running (and has told
+        // the workers to cancel what ran). Seconds on a quiet machine; the bound is
+        // generous because a loaded 2-core CI machine once took more than 10 s.
         eventually(
-            Duration::from_secs(10),
+            Duration::from_secs(30),
             &format!("SIG{sig}: jobs dropped"),
             || {
                 metric(&m, "cubeswarm_jobs_running") == 0
