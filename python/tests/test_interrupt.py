@@ -15,6 +15,16 @@ import cubeswarm
 HARD = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2"
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    # Python turns SIGINT into KeyboardInterrupt only if SIGINT was not ignored when it
+    # started, and a test run started in the background by a non-interactive shell
+    # inherits it ignored: put the handler a user's terminal session would have.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 def _interrupt_after(seconds):
     t = threading.Timer(seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
     t.start()

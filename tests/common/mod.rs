@@ -76,6 +76,17 @@ impl Proc {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        // A test run started in the background by a non-interactive shell (`.ci/run &`)
+        // inherits SIGINT ignored, and so would every process it starts: the tests that
+        // send SIGINT mean a user's Ctrl-C, so the child gets the default action back.
+        // SAFETY: between fork and exec the closure only calls signal(2), which is
+        // async-signal-safe, and touches no memory of the parent.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         Proc {
             child: cmd.spawn().unwrap(),
             log,
