@@ -48,6 +48,8 @@ pub fn settings(a: &Args) -> PyResult<Settings> {
         max_solutions: a.solutions,
         time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
         probe_limit: None,
+        // The CLI's `--anytime` is not offered here yet.
+        anytime: false,
     };
     s.validate()
         .map(|v| v.into_inner())
@@ -64,5 +66,7 @@ fn message(e: SettingsError) -> String {
         SettingsError::EverySolutionTwoPhase => {
             "solutions=None asks for every optimal solution; use it with method=\"optimal\"".into()
         }
+        SettingsError::AnytimeOptimal => "an anytime search is for method=\"twophase\"".into(),
+        SettingsError::AnytimeWithoutTimeLimit => "an anytime search needs a time_limit".into(),
     }
 }
