@@ -44,6 +44,10 @@ pub struct SplitArgs {
     /// Do not start depth d+1 before d is proved empty.
     #[arg(long)]
     no_early_start: bool,
+    /// Also print, per depth, its jobs, when its first started and its last ended, and
+    /// its nodes.
+    #[arg(long)]
+    timeline: bool,
 }
 
 /// Runs `bench split`.
@@ -104,6 +108,32 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
         a.latency
     );
     let report = replay(&trace, &opts).context("replaying the trace")?;
+    if a.timeline {
+        print_timeline(&report);
+    }
     println!("{report}");
     Ok(())
+}
+
+/// Per depth: jobs, first start, last end (ms), nodes, cancelled jobs.
+fn print_timeline(r: &coordinator::splitsim::SplitReport) {
+    let mut depths: std::collections::BTreeMap<u8, (usize, u64, u64, u64, usize)> =
+        Default::default();
+    for j in &r.jobs {
+        let e = depths.entry(j.depth).or_insert((0, u64::MAX, 0, 0, 0));
+        e.0 += 1;
+        e.1 = e.1.min(j.start_us);
+        e.2 = e.2.max(j.end_us);
+        e.3 += j.nodes;
+        e.4 += usize::from(j.cancelled);
+    }
+    println!("depth  jobs  first start ms  last end ms  nodes  cancelled");
+    for (d, (n, s, e, nodes, c)) in depths {
+        println!(
+            "{d:>5} {n:>6} {:>14.3} {:>12.3} {:>10.3e} {c:>9}",
+            s as f64 / 1e3,
+            e as f64 / 1e3,
+            nodes as f64
+        );
+    }
 }

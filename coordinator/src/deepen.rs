@@ -35,6 +35,8 @@ struct DepthState {
     open: BTreeSet<JobId>,
     /// Its solutions so far.
     found: Vec<Vec<Move>>,
+    /// Nodes of its accepted jobs.
+    nodes: u64,
 }
 
 /// The deepening state of one split position.
@@ -50,6 +52,8 @@ pub struct Deep {
     current: u8,
     /// Latest node count of each prefix's subtree (ranks the next depth).
     counts: Vec<u64>,
+    /// The deepest depth proved empty by subtree jobs, and its nodes (sizes the next).
+    last_full: Option<(u8, u64)>,
     /// Depths with jobs: `current` and at most one started early.
     depths: BTreeMap<u8, DepthState>,
     /// Nodes and lookups over every accepted job of the position.
@@ -163,6 +167,7 @@ pub fn after_shallow(
         exhausted: exhausted.max(below_bound).max(hint),
         current: lb.max(searched.min_length).max(cap + 1),
         counts: Vec::new(),
+        last_full: None,
         depths: BTreeMap::new(),
         nodes: r.nodes,
         lookups: r.lookups,
@@ -237,6 +242,7 @@ impl Deep {
                 self.counts[i] = r.nodes;
             }
             self.nodes += r.nodes;
+            state.nodes += r.nodes;
             self.lookups += r.lookups;
             if r.stop == Stop::TimeLimit {
                 self.timed_out = true;
@@ -267,7 +273,9 @@ impl Deep {
             }
             // Every subtree of depth d searched, nothing found: d is proved empty.
             self.exhausted = Some(d);
-            self.depths.remove(&d);
+            if let Some(s) = self.depths.remove(&d) {
+                self.last_full = Some((d, s.nodes));
+            }
             let Some(next) = d.checked_add(1) else {
                 return Step::Finished(Stop::Exhausted);
             };
@@ -300,8 +308,24 @@ impl Deep {
         }
     }
 
-    /// The prefixes of the depth about to start, in rank order, cut into jobs.
-    pub fn groups(&self, prefixes: &[Vec<Move>], slots: usize, cfg: &Config) -> Vec<Vec<u32>> {
+    /// The nodes `depth` should hold: 13 times as many per move as the deepest depth
+    /// searched whole (0 before one was).
+    pub fn predicted_nodes(&self, depth: u8) -> f64 {
+        match self.last_full {
+            Some((d, n)) if d < depth => n as f64 * 13f64.powi(i32::from(depth - d)),
+            _ => 0.0,
+        }
+    }
+
+    /// The prefixes of the depth about to start, in rank order, cut into about
+    /// `slots * per_slot` jobs (more when a job would exceed `cfg.job_nodes`).
+    pub fn groups(
+        &self,
+        prefixes: &[Vec<Move>],
+        slots: usize,
+        per_slot: usize,
+        cfg: &Config,
+    ) -> Vec<Vec<u32>> {
         let n = prefixes.len();
         if n == 0 {
             return Vec::new();
@@ -324,7 +348,7 @@ impl Deep {
         let total: u64 = (0..n).map(count).sum();
         // The next depth holds about 13 times the previous one's nodes.
         let by_nodes = (total.saturating_mul(13) / cfg.job_nodes.max(1)) as usize;
-        let jobs = (slots * cfg.jobs_per_slot).max(by_nodes).clamp(1, n);
+        let jobs = (slots * per_slot.max(1)).max(by_nodes).clamp(1, n);
         let per_job = n.div_ceil(jobs);
         let target = total / jobs as u64;
         let mut groups = Vec::with_capacity(jobs);

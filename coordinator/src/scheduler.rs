@@ -38,6 +38,7 @@ use std::sync::Arc;
 use tables::{Move, Position};
 
 mod dispatch;
+mod pace;
 mod requests;
 mod results;
 mod state;
@@ -62,6 +63,8 @@ pub struct Scheduler {
     deadlines: BTreeSet<(u64, PosKey)>,
     actions: Vec<Action>,
     counters: Counters,
+    /// Measured round trips and node rate.
+    pace: pace::Pace,
 }
 
 impl Scheduler {
@@ -81,6 +84,7 @@ impl Scheduler {
             deadlines: BTreeSet::new(),
             actions: Vec::new(),
             counters: Counters::default(),
+            pace: pace::Pace::default(),
         }
     }
 

@@ -21,6 +21,7 @@ fn cfg() -> Config {
         prefix_len: PREFIX_LEN,
         jobs_per_slot: 2,
         job_nodes: 1_000,
+        job_round_trips: 10.0,
         early_start: false,
     }
 }

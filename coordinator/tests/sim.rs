@@ -132,6 +132,7 @@ fn scenario(seed: u64) -> Scenario {
         prefix_len: PREFIX_LEN,
         jobs_per_slot: 1 + rng.below(3) as usize,
         job_nodes: 1 + rng.below(3000),
+        job_round_trips: [0.0, 1.0, 10.0][rng.below(3) as usize],
         early_start: rng.below(2) == 0,
     };
     Scenario {

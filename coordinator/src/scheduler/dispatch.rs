@@ -26,6 +26,7 @@ impl Scheduler {
                 attempt: 0,
                 lease: None,
                 prio,
+                dispatched: 0,
             },
         );
         self.counters.jobs_created += 1;
@@ -189,6 +190,7 @@ impl Scheduler {
         let j = self.jobs.get_mut(&id)?;
         j.attempt = attempt;
         j.lease = Some(exec);
+        j.dispatched = now;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {
                 if let Some(p) = r.lines.get_mut(seq) {

@@ -20,6 +20,14 @@ impl Scheduler {
         };
         if current {
             let now = self.now;
+            if let Ok(out) = &result.output {
+                let (nodes, subtree) = match out {
+                    JobOutput::Subtrees(rs) => (rs.iter().map(|r| r.nodes).sum(), true),
+                    JobOutput::Batch(rs) => (rs.iter().flatten().map(|r| r.nodes).sum(), false),
+                };
+                self.pace
+                    .record(job.dispatched, now, result.micros, nodes, subtree);
+            }
             self.executors.update(from, |e| {
                 e.running.remove(&id);
                 e.lease_renewed = now;
@@ -165,11 +173,23 @@ impl Scheduler {
         let groups = {
             let prefixes = Arc::clone(&self.prefixes);
             let cfg = self.cfg.clone();
-            let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
+            let pace = &self.pace;
+            let Some(split) = self
+                .requests
+                .get_mut(&key.req)
+                .and_then(|r| r.lines.get_mut(key.seq))
+                .and_then(|p| p.split.as_mut())
+            else {
                 return;
             };
             split.deep.open_depth(depth);
-            split.deep.groups(&prefixes, slots, &cfg)
+            let per_slot = pace.jobs_per_slot(
+                split.deep.predicted_nodes(depth),
+                slots,
+                cfg.jobs_per_slot,
+                cfg.job_round_trips,
+            );
+            split.deep.groups(&prefixes, slots, per_slot, &cfg)
         };
         for (g, prefixes) in groups.into_iter().enumerate() {
             let kind = Kind::Subtrees {

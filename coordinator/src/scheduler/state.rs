@@ -116,6 +116,8 @@ pub(super) struct JobState {
     /// The executor running it (`None`: queued).
     pub(super) lease: Option<ExecutorId>,
     pub(super) prio: Priority,
+    /// When its last attempt was dispatched, µs.
+    pub(super) dispatched: u64,
 }
 
 /// The open single-position jobs of one position, without an allocation for the common

@@ -17,8 +17,12 @@ pub struct Config {
     pub split_depth: u8,
     /// Length of the move prefixes a split depth is cut into (4: 43,254 subtrees).
     pub prefix_len: usize,
-    /// Subtree jobs per executor slot and depth, at least.
+    /// Subtree jobs per executor slot and depth, at most (fewer when the jobs would be
+    /// too small to outlast `job_round_trips` round trips; at least one per slot).
     pub jobs_per_slot: usize,
+    /// How many of the executors' measured round trips a job must last for a depth to
+    /// get more than one job per slot.
+    pub job_round_trips: f64,
     /// Nodes a subtree job should hold, predicted from the previous depth (more jobs
     /// than `jobs_per_slot` asks for when a depth is large).
     pub job_nodes: u64,
@@ -34,6 +38,7 @@ impl Default for Config {
             split_depth: 12,
             prefix_len: 4,
             jobs_per_slot: 8,
+            job_round_trips: 10.0,
             job_nodes: 30_000_000,
             early_start: true,
         }
