@@ -38,6 +38,9 @@ pub struct SplitArgs {
     /// Nodes a subtree job should hold (predicted from the previous depth).
     #[arg(long)]
     job_nodes: Option<u64>,
+    /// Round trips a job must last for a depth to get more than one job per slot.
+    #[arg(long)]
+    job_round_trips: Option<f64>,
     /// Ask for every optimal solution (the whole optimal depth), as `solve --all`.
     #[arg(long)]
     all: bool,
@@ -80,6 +83,10 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
     if let Some(n) = a.job_nodes {
         config.job_nodes = n.max(1);
     }
+    if let Some(r) = a.job_round_trips {
+        anyhow::ensure!(r.is_finite() && r >= 0.0, "--job-round-trips must be >= 0");
+        config.job_round_trips = r;
+    }
     config.early_start = !a.no_early_start;
     let opts = SplitOptions {
         workers: a.workers,
@@ -119,6 +126,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
 fn print_timeline(r: &coordinator::splitsim::SplitReport) {
     let mut depths: std::collections::BTreeMap<u8, (usize, u64, u64, u64, usize)> =
         Default::default();
+    let mut longest: std::collections::BTreeMap<u8, (u64, u64, u64)> = Default::default();
     for j in &r.jobs {
         let e = depths.entry(j.depth).or_insert((0, u64::MAX, 0, 0, 0));
         e.0 += 1;
@@ -126,14 +134,22 @@ fn print_timeline(r: &coordinator::splitsim::SplitReport) {
         e.2 = e.2.max(j.end_us);
         e.3 += j.nodes;
         e.4 += usize::from(j.cancelled);
+        let l = longest.entry(j.depth).or_insert((0, 0, 0));
+        if j.end_us - j.start_us > l.1 - l.0 {
+            *l = (j.start_us, j.end_us, j.nodes);
+        }
     }
-    println!("depth  jobs  first start ms  last end ms  nodes  cancelled");
+    println!("depth  jobs  first start ms  last end ms  nodes  cancelled  longest job (ms, nodes)");
     for (d, (n, s, e, nodes, c)) in depths {
+        let l = longest.get(&d).copied().unwrap_or_default();
         println!(
-            "{d:>5} {n:>6} {:>14.3} {:>12.3} {:>10.3e} {c:>9}",
+            "{d:>5} {n:>6} {:>14.3} {:>12.3} {:>10.3e} {c:>9}  {:.3}-{:.3} {:.3e}",
             s as f64 / 1e3,
             e as f64 / 1e3,
-            nodes as f64
+            nodes as f64,
+            l.0 as f64 / 1e3,
+            l.1 as f64 / 1e3,
+            l.2 as f64
         );
     }
 }

@@ -256,7 +256,11 @@ fn build(
                     nodes += r.nodes;
                     let whole = r.stop != Stop::Cancelled;
                     if let Some(p) = sent.prefixes.get(r.prefix as usize) {
-                        depth.insert(p.clone(), (r.nodes, whole));
+                        // A heavy prefix searched as its children counts as one cell.
+                        let key = p[..p.len().min(RECORD_PREFIX_LEN)].to_vec();
+                        let cell = depth.entry(key).or_insert((0, true));
+                        cell.0 += r.nodes;
+                        cell.1 &= whole;
                     }
                     if !r.solutions.is_empty() && outcome == "exhausted" {
                         outcome = "solved";

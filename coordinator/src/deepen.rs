@@ -12,9 +12,10 @@
 //! solution is asked for); depth `d + 1` begins when `d` is proved empty, or earlier on
 //! idle capacity, its results held back until `d` is proved empty.
 
+use crate::cut::{self, Counts, Plan};
 use crate::scheduler::Config;
 use proto::{JobId, PositionResult, Settings, Solved, Stop, SubtreeResult};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use tables::Move;
 
 /// What a split position needs next.
@@ -52,6 +53,10 @@ pub struct Deep {
     current: u8,
     /// Latest node count of each prefix's subtree (ranks the next depth).
     counts: Vec<u64>,
+    /// Latest node count of each unit below a prefix (see [`cut`]), by unit id.
+    child_counts: HashMap<u32, u64>,
+    /// Units searched as their children (see [`cut`]).
+    split: BTreeSet<u32>,
     /// The deepest depth proved empty by subtree jobs, and its nodes (sizes the next).
     last_full: Option<(u8, u64)>,
     /// Depths with jobs: `current` and at most one started early.
@@ -167,6 +172,8 @@ pub fn after_shallow(
         exhausted: exhausted.max(below_bound).max(hint),
         current: lb.max(searched.min_length).max(cap + 1),
         counts: Vec::new(),
+        child_counts: HashMap::new(),
+        split: BTreeSet::new(),
         last_full: None,
         depths: BTreeMap::new(),
         nodes: r.nodes,
@@ -234,7 +241,12 @@ impl Deep {
         let state = self.depths.entry(depth).or_default();
         state.open.remove(&id);
         for r in results {
-            if let Some(&i) = prefixes.get(r.prefix as usize) {
+            let Some(&i) = prefixes.get(r.prefix as usize) else {
+                continue;
+            };
+            if cut::level(i) > 0 {
+                self.child_counts.insert(i, r.nodes);
+            } else {
                 let i = i as usize;
                 if i >= self.counts.len() {
                     self.counts.resize(i + 1, 0);
@@ -317,11 +329,13 @@ impl Deep {
         }
     }
 
-    /// The prefixes of the depth about to start, in rank order, cut into about
-    /// `slots * per_slot` jobs (more when a job would exceed `cfg.job_nodes`).
+    /// The units of `depth` (prefixes, or the descendants of split ones: see [`cut`]), in
+    /// rank order, cut into about `slots * per_slot` jobs (more when a job would exceed
+    /// `cfg.job_nodes`). Units found too heavy for a job stay split from here on.
     pub fn groups(
-        &self,
+        &mut self,
         prefixes: &[Vec<Move>],
+        depth: u8,
         slots: usize,
         per_slot: usize,
         cfg: &Config,
@@ -330,45 +344,37 @@ impl Deep {
         if n == 0 {
             return Vec::new();
         }
-        let count = |i: usize| self.counts.get(i).copied().unwrap_or(0);
-        let rank = |i: usize| {
-            let c = count(i) as f64;
-            match prefixes[i].last() {
-                Some(m) if m.face_index() < 3 => c * 0.816_496_580_927_726,
-                _ => c,
-            }
+        // Units split at an earlier depth are counted by their children.
+        let total: u64 = (self.counts.iter().enumerate())
+            .filter(|(i, _)| !self.split.contains(&(*i as u32)))
+            .map(|(_, &c)| c)
+            .sum::<u64>()
+            + (self.child_counts.iter())
+                .filter(|(u, _)| !self.split.contains(u))
+                .map(|(_, &c)| c)
+                .sum::<u64>();
+        // Counts are from an earlier depth: about 13 times fewer nodes per move of depth.
+        let predicted = self.predicted_nodes(depth);
+        let scale = if predicted > 0.0 && total > 0 {
+            predicted / total as f64
+        } else {
+            13.0
         };
-        let ranks: Vec<f64> = (0..n).map(rank).collect();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&a, &b| {
-            ranks[b as usize]
-                .total_cmp(&ranks[a as usize])
-                .then(a.cmp(&b))
-        });
-        let total: u64 = (0..n).map(count).sum();
-        // The next depth holds about 13 times the previous one's nodes.
-        let by_nodes = (total.saturating_mul(13) / cfg.job_nodes.max(1)) as usize;
-        let jobs = (slots * per_slot.max(1)).max(by_nodes).clamp(1, n);
-        let per_job = n.div_ceil(jobs);
-        let target = total / jobs as u64;
-        let mut groups = Vec::with_capacity(jobs);
-        let mut cur: Vec<u32> = Vec::new();
-        let mut acc = 0u64;
-        for i in order {
-            acc += count(i as usize);
-            cur.push(i);
-            if (total > 0 && acc >= target.max(1))
-                || cur.len() >= per_job * 2
-                || total == 0 && cur.len() >= per_job
-            {
-                groups.push(std::mem::take(&mut cur));
-                acc = 0;
-            }
-        }
-        if !cur.is_empty() {
-            groups.push(cur);
-        }
-        groups
+        let by_nodes = (total as f64 * scale / cfg.job_nodes.max(1) as f64) as usize;
+        let plan = Plan {
+            jobs: (slots * per_slot.max(1)).max(by_nodes).clamp(1, n),
+        };
+        let out = cut::cut(
+            prefixes,
+            &Counts {
+                prefixes: &self.counts,
+                children: &self.child_counts,
+                split: &self.split,
+            },
+            plan,
+        );
+        self.split.extend(out.newly_split);
+        out.groups
     }
 }
 

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 pub mod client;
+pub mod cut;
 pub mod deepen;
 pub mod driver;
 pub mod executor;

@@ -8,11 +8,13 @@
 //! takes `latency`. A cancelled job stops when the cancellation reaches it. The replay
 //! ends when the position's record is released; what still runs is cancelled, and its
 //! nodes up to then are counted as wasted. Depths the trace does not hold (started early
-//! past the optimal one) cost 13 times the deepest recorded depth's counts.
+//! past the optimal one) cost 13 times the deepest recorded depth's counts, and so do the
+//! subtrees of an optimal depth the recording did not search (a trace recorded without
+//! `--all` stops at its first solution).
 
 use crate::executor::ExecutorId;
 use crate::scheduler::{Action, Config, Scheduler};
-use crate::trace::{Trace, TraceError};
+use crate::trace::{Trace, TraceError, GRAIN};
 use proto::{
     Job, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop, SubtreeResult, Work,
 };
@@ -176,32 +178,83 @@ struct Exec {
     waiting: VecDeque<Job>,
 }
 
-/// Node counts per prefix, by depth, for the scheduler's prefixes.
-struct Costs<'t> {
-    trace: &'t Trace,
+/// Node counts per prefix, by depth, for the prefixes of one length.
+struct Level {
     prefixes: Vec<Vec<Move>>,
     index: HashMap<Vec<Move>, usize>,
     by_depth: HashMap<u8, Vec<u64>>,
 }
 
+impl Level {
+    fn new(len: usize) -> Level {
+        let prefixes = tables::canonical::sequences(len);
+        let index = prefixes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i))
+            .collect();
+        Level {
+            prefixes,
+            index,
+            by_depth: HashMap::new(),
+        }
+    }
+}
+
+/// Node counts of the scheduler's prefixes and of their one-move children (split
+/// prefixes), by depth.
+struct Costs<'t> {
+    trace: &'t Trace,
+    levels: HashMap<usize, Level>,
+}
+
 impl Costs<'_> {
     fn of(&mut self, depth: u8, prefix: &[Move]) -> Result<u64, TraceError> {
-        if !self.by_depth.contains_key(&depth) {
-            let costs = match self.trace.depths.contains_key(&depth) {
-                true => self.trace.costs(depth, &self.prefixes)?,
-                false => match self.trace.depths.range(..depth).next_back() {
+        if prefix.len() > GRAIN + 1 {
+            // Finer than the trace: an equal share of the finest recorded ancestor.
+            let mut c = self.of(depth, &prefix[..GRAIN + 1])?;
+            for k in GRAIN + 1..prefix.len() {
+                let n = tables::canonical::allowed_after(Some(prefix[k - 1])).count_ones();
+                c /= u64::from(n.max(1));
+            }
+            return Ok(c);
+        }
+        let trace = self.trace;
+        let level = self
+            .levels
+            .entry(prefix.len())
+            .or_insert_with(|| Level::new(prefix.len()));
+        if !level.by_depth.contains_key(&depth) {
+            let costs = match trace.depths.get(&depth) {
+                Some(cells) if cells.complete => trace.costs(depth, &level.prefixes)?,
+                // Cut short after the solution: the subtrees not searched (0 nodes; a
+                // searched one counts its root) cost 13 times their previous depth's.
+                Some(_) => {
+                    let mut c = trace.costs(depth, &level.prefixes)?;
+                    if let Some((&d, _)) = trace.depths.range(..depth).next_back() {
+                        let f = 13u64.saturating_pow(u32::from(depth - d));
+                        let before = trace.costs(d, &level.prefixes)?;
+                        for (x, b) in c.iter_mut().zip(before) {
+                            if *x == 0 {
+                                *x = b.saturating_mul(f);
+                            }
+                        }
+                    }
+                    c
+                }
+                None => match trace.depths.range(..depth).next_back() {
                     Some((&d, _)) => {
-                        let base = self.trace.costs(d, &self.prefixes)?;
+                        let base = trace.costs(d, &level.prefixes)?;
                         let f = 13u64.saturating_pow(u32::from(depth - d));
                         base.into_iter().map(|c| c.saturating_mul(f)).collect()
                     }
-                    None => vec![0; self.prefixes.len()],
+                    None => vec![0; level.prefixes.len()],
                 },
             };
-            self.by_depth.insert(depth, costs);
+            level.by_depth.insert(depth, costs);
         }
-        let i = self.index.get(prefix).copied();
-        Ok(i.and_then(|i| self.by_depth.get(&depth)?.get(i).copied())
+        let i = level.index.get(prefix).copied();
+        Ok(i.and_then(|i| level.by_depth.get(&depth)?.get(i).copied())
             .unwrap_or(0))
     }
 }
@@ -238,17 +291,9 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     if let Some(hb) = opts.heartbeat_us {
         cfg.lease_us.get_or_insert(hb.saturating_mul(3));
     }
-    let prefixes = tables::canonical::sequences(cfg.prefix_len);
-    let index = prefixes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (p.clone(), i))
-        .collect();
     let mut costs = Costs {
         trace,
-        prefixes,
-        index,
-        by_depth: HashMap::new(),
+        levels: HashMap::new(),
     };
     let mut sched = Scheduler::new(cfg.clone());
     let nexec = opts.workers.max(1);

@@ -125,14 +125,18 @@ fn scenario(seed: u64) -> Scenario {
             ..Settings::default()
         },
     };
+    // (Drawn in the order the seeds were made with; later fields derive from them.)
+    let batch_size = 1 + rng.below(6) as usize;
+    let jobs_per_slot = 1 + rng.below(3) as usize;
+    let job_nodes = 1 + rng.below(3000);
     let cfg = Config {
         lease_us: Some(1_000),
-        batch_size: 1 + rng.below(6) as usize,
+        batch_size,
         split_depth: 12,
         prefix_len: PREFIX_LEN,
-        jobs_per_slot: 1 + rng.below(3) as usize,
-        job_nodes: 1 + rng.below(3000),
-        job_round_trips: [0.0, 1.0, 10.0][rng.below(3) as usize],
+        jobs_per_slot,
+        job_nodes,
+        job_round_trips: [0.0, 1.0, 10.0][(job_nodes % 3) as usize],
         early_start: rng.below(2) == 0,
     };
     Scenario {
@@ -350,9 +354,12 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
         for (&id, e) in &mut execs {
             if let Health::Stalled(until) = e.health {
                 if now >= until {
-                    // Back: joins again (its lease may have ended meanwhile).
+                    // Back: joins again (its lease may have ended meanwhile), as a new
+                    // session: what was sent to the stalled one is dropped with the old
+                    // session (joining again requeues it).
                     e.health = Health::Alive;
                     e.drained = false;
+                    e.running.clear();
                     join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
                 }
             }
@@ -448,7 +455,19 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 .values()
                 .any(|e| !e.running.is_empty() && e.health == Health::Alive)
             {
-                return Err("a gone client's job was not cancelled".into());
+                let left: Vec<String> = execs
+                    .iter()
+                    .filter(|(_, e)| !e.running.is_empty() && e.health == Health::Alive)
+                    .map(|(id, e)| {
+                        let jobs: Vec<String> = e
+                            .running
+                            .iter()
+                            .map(|j| format!("{:?} attempt {}", j.id, j.attempt))
+                            .collect();
+                        format!("{id:?}: {jobs:?}")
+                    })
+                    .collect();
+                return Err(format!("a gone client's job was not cancelled: {left:?}"));
             }
             f.client_reconnects += 1;
             next_key += 1;

@@ -60,6 +60,11 @@ impl Pace {
         self.nodes as f64 * 1e6 / self.micros as f64
     }
 
+    /// The nodes a job must hold to last `overheads` round trips.
+    pub(crate) fn min_job(&self, overheads: f64) -> f64 {
+        self.node_rate() * self.overhead_us() as f64 / 1e6 * overheads
+    }
+
     /// Jobs per slot for a depth predicted to hold `nodes` over `slots` slots, at most
     /// `most`: one per slot unless each of `k` per slot still lasts `overheads` round
     /// trips. More jobs than slots balance the load (a slot that drew a light job takes
@@ -72,7 +77,7 @@ impl Pace {
         most: usize,
         overheads: f64,
     ) -> usize {
-        let min_job = self.node_rate() * self.overhead_us() as f64 / 1e6 * overheads;
+        let min_job = self.min_job(overheads);
         if min_job <= 0.0 {
             return most.max(1);
         }

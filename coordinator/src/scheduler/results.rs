@@ -189,7 +189,7 @@ impl Scheduler {
                 cfg.jobs_per_slot,
                 cfg.job_round_trips,
             );
-            split.deep.groups(&prefixes, slots, per_slot, &cfg)
+            split.deep.groups(&prefixes, depth, slots, per_slot, &cfg)
         };
         for (g, prefixes) in groups.into_iter().enumerate() {
             let kind = Kind::Subtrees {

@@ -49,6 +49,20 @@ pub fn filler(len: usize, salt: u64) -> Vec<Move> {
         .collect()
 }
 
+/// `start` followed by `len` canonical moves chosen by `salt`.
+pub fn extend(start: &[Move], len: usize, salt: u64) -> Vec<Move> {
+    let mut s = start.to_vec();
+    for i in 0..len {
+        let mask = tables::canonical::allowed_after(s.last().copied());
+        let allowed: Vec<Move> = Move::ALL
+            .into_iter()
+            .filter(|m| mask & (1 << m.index()) != 0)
+            .collect();
+        s.push(allowed[(hash((salt, i)) % allowed.len() as u64) as usize]);
+    }
+    s
+}
+
 /// The deterministic answer to a job.
 pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
     match &job.work {
@@ -108,21 +122,29 @@ pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
                 if w.max_solutions.is_some_and(|m| total >= m as usize) {
                     break;
                 }
-                let idx = prefixes.iter().position(|q| q == p).expect("known prefix");
+                // A unit is a prefix or (a heavy prefix, split) one of its descendants:
+                // a prefix's solution lies in the one descendant it starts with.
+                let top = &p[..prefixes[0].len().min(p.len())];
+                let idx = prefixes
+                    .iter()
+                    .position(|q| q == top)
+                    .expect("known prefix");
                 let mut sols = Vec::new();
                 let holds = |list: &[usize]| list.contains(&idx);
+                let within = |salt: u64| {
+                    let s = extend(top, w.depth as usize - top.len(), salt);
+                    s.starts_with(p).then_some(s)
+                };
                 if w.depth == t.distance && holds(&t.at_distance) {
-                    let mut s = p.clone();
-                    s.extend(filler(w.depth as usize - p.len(), idx as u64));
-                    sols.push(s);
+                    sols.extend(within(idx as u64));
                 }
                 if w.depth == t.distance + 1 && holds(&t.beyond) {
-                    sols.push(filler(w.depth as usize, 999 + idx as u64));
+                    sols.extend(within(999 + idx as u64));
                 }
                 total += sols.len();
                 out.push(SubtreeResult {
                     prefix: i as u32,
-                    nodes: hash((idx, w.depth, hash(w.position.cube()))) % 100 + 1,
+                    nodes: hash((idx, p.len(), w.depth, hash(w.position.cube()))) % 100 + 1,
                     lookups: 1,
                     stop: if sols.is_empty() {
                         Stop::Exhausted
