@@ -89,8 +89,12 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     let r = replay(&trace, &opts).unwrap();
     // Shallow job 1000-2000 (result at 3000); depth 13 cut in two halves of the prefix
     // list (no counts yet): 5000 and 3000 nodes from 4000; depth 14 made at 10000, ranked
-    // by depth 13's counts: [prefix 0] (nothing at 14), then the rest, in which prefix 10
-    // and the solution's prefix 40000 come last: 6000 nodes, result at 18000.
+    // by depth 13's counts, two jobs of 4000 (depth 13's) nodes: prefix 0 (5000) is too
+    // big for one and is cut into its 15 children (333 each): the first 13 make job 4
+    // (nothing at 14); the last 2, prefix 30000 and then the zeros in index order, up to
+    // the 43,254 units a job may hold at most, make job 5, in which prefix 10 and the
+    // solution's prefix 40000 come last: 6000 nodes, result at 18000; the last zero
+    // prefix makes job 6, sent when job 4's result is back (12000), at 13000.
     assert_eq!(
         r.jobs,
         vec![
@@ -99,6 +103,7 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
             job(3, 13, 4_000, 7_000, 3_000),
             job(4, 14, 11_000, 11_000, 0),
             job(5, 14, 11_000, 17_000, 6_000),
+            job(6, 14, 13_000, 13_000, 0),
         ]
     );
     assert_eq!(r.wall_us, 18_000);
@@ -116,8 +121,10 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
         Idle {
             start: 3_000.0,
             depth: 2_000.0,
-            tail: 6_000.0,
-            dispatch: 10_000.0,
+            // Job 6 on the wire 12000-13000 and its result 13000-14000 (dispatch), then
+            // nothing to run until 18000.
+            tail: 4_000.0,
+            dispatch: 12_000.0,
         }
     );
     assert_eq!(r.solutions, trace.solutions());
