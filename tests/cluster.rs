@@ -354,7 +354,7 @@ fn an_interrupted_table_fetch_resumes_and_yields_the_source_bytes() {
     // arrives, h48h0k4 (58.8 MB) does not, and its first 20 MB are kept.
     let into = dir.join("cli");
     let into_s = into.to_str().unwrap();
-    let (mut cut, url) = cutting_coordinator(&dir, "coordinator-cut", "20000000");
+    let (cut, url) = cutting_coordinator(&dir, "coordinator-cut", "20000000");
     let fetch = |url: &str| {
         client(&[
             "tables",
@@ -377,7 +377,8 @@ fn an_interrupted_table_fetch_resumes_and_yields_the_source_bytes() {
     assert!(st.success());
     let row = list.lines().find(|l| l.starts_with("h48h0k4 ")).unwrap();
     assert!(
-        row.contains("partial") && row.contains(&format!("partial fetch: 20000000 of {total} bytes")),
+        row.contains("partial")
+            && row.contains(&format!("partial fetch: 20000000 of {total} bytes")),
         "{list}"
     );
     // Against a coordinator that streams whole files, the next fetch resumes.
@@ -389,7 +390,10 @@ fn an_interrupted_table_fetch_resumes_and_yields_the_source_bytes() {
         out.contains(&format!("resumed at 20000000 of {total} bytes")),
         "{out}\n{err}"
     );
-    assert!(err.contains(&format!("resuming h48h0k4 at 20000000 of {total} bytes")), "{err}");
+    assert!(
+        err.contains(&format!("resuming h48h0k4 at 20000000 of {total} bytes")),
+        "{err}"
+    );
     assert!(std::fs::read(into.join("h48h0k4.tbl")).unwrap() == source);
     assert!(!into.join("h48h0k4.tbl.fetch").exists());
 

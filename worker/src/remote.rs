@@ -23,9 +23,7 @@ pub mod health;
 pub mod session;
 pub mod tableset;
 
-pub use fetch::{
-    fetch_file, fetch_tables, partial_bytes, partial_path, FetchError, FetchedFile,
-};
+pub use fetch::{fetch_file, fetch_tables, partial_bytes, partial_path, FetchError, FetchedFile};
 pub use health::{serve_health, Health};
 pub use proto::backoff::{Backoff, BackoffPolicy};
 pub use session::{

@@ -353,7 +353,11 @@ async fn a_partial_fetch_of_another_version_is_discarded() {
 
     // A coordinator that ignores the offset (an older one) sends from zero: followed.
     std::fs::remove_file(table_path(&dir, "cocsep")).unwrap();
-    std::fs::write(worker::remote::partial_path(&dir, "cocsep"), &bytes[..200_000]).unwrap();
+    std::fs::write(
+        worker::remote::partial_path(&dir, "cocsep"),
+        &bytes[..200_000],
+    )
+    .unwrap();
     let got = fetch_into(&dir, "cocsep", script, false).await.unwrap();
     assert_eq!(got.resumed_from, 0);
     assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);

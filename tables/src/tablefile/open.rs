@@ -186,9 +186,10 @@ pub(super) fn read_header_of(
         });
     }
     let mut block = vec![0u8; HEADER_LEN];
-    file.read_exact(&mut block).map_err(|error| TableFileError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    file.read_exact(&mut block)
+        .map_err(|error| TableFileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
     TableHeader::decode(path, &block)
 }

@@ -309,7 +309,10 @@ fn held(partial: &Path, len: u64) -> (u64, Option<(u64, u64)>) {
         return (0, None);
     }
     match read_header(partial) {
-        Ok(h) => (len, Some((h.checksum, h.body_len.saturating_add(HEADER_LEN as u64)))),
+        Ok(h) => (
+            len,
+            Some((h.checksum, h.body_len.saturating_add(HEADER_LEN as u64))),
+        ),
         Err(e) => {
             tracing::warn!(
                 "discarding the partial fetch {}: {e}; fetching from the start",
