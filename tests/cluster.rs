@@ -416,6 +416,49 @@ fn an_interrupted_table_fetch_resumes_and_yields_the_source_bytes() {
 }
 
 #[test]
+fn a_worker_refuses_a_memory_mode_its_host_cannot_hold() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("memory-fit");
+    // h48h0k4 + cocsep take 59.4 MB; the host is said to have 100 MB, 40 MB of it free.
+    let host = Path::new("100000000,40000000");
+    let start = |name: &str, memory: &str| {
+        Proc::start(
+            name,
+            &dir,
+            &[
+                "worker",
+                "--coordinator",
+                "http://127.0.0.1:9",
+                "--threads",
+                "1",
+                "--table",
+                "h48h0k4",
+                "--memory",
+                memory,
+            ],
+            &[
+                ("CUBESWARM_TABLES", &tables),
+                ("CUBESWARM_HOST_MEMORY", host),
+            ],
+        )
+    };
+    let mut hp = start("huge-pages", "huge-pages");
+    assert!(!hp.wait(Duration::from_secs(120)).success());
+    let log = hp.log();
+    assert!(
+        log.contains("--memory huge-pages needs a private copy of the tables (0.06 GB), only 0.04 GB of this host's 0.10 GB is available: use --memory mapped"),
+        "{log}"
+    );
+    // Mapped fits, with the advice that one copy is shared by the host's workers.
+    let mut mapped = start("mapped", "mapped");
+    mapped.wait_for(
+        "more than half of this host's 0.10 GB: mapped, one copy in the page cache shared by every worker on this host",
+        Duration::from_secs(120),
+    );
+}
+
+#[test]
 fn tls_end_to_end_with_the_clusters_own_ca() {
     let _g = serial();
     let tables = tables_dir();
