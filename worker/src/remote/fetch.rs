@@ -22,6 +22,7 @@
 use proto::catalog;
 use proto::transport::Authed;
 use proto::wire::{self, fetch_response, tables_client::TablesClient};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tables::tablefile::{
@@ -287,18 +288,26 @@ fn open_locked(dir: &Path, file: &str, partial: &Path) -> Result<tokio::fs::File
         .truncate(false)
         .open(partial)
         .map_err(io_error(partial))?;
-    match f.try_lock() {
-        Ok(()) => Ok(tokio::fs::File::from_std(f)),
-        Err(std::fs::TryLockError::WouldBlock) => Err(FetchError::Busy {
+    // (`File::try_lock` would need Rust 1.89; the workspace supports 1.88.)
+    // SAFETY: `f` is open for the whole call, so its descriptor is valid; flock only takes
+    // an advisory lock on that open file and touches no memory of this process. The lock
+    // goes with the descriptor when the file is closed.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(tokio::fs::File::from_std(f));
+    }
+    let error = std::io::Error::last_os_error();
+    if error.kind() == std::io::ErrorKind::WouldBlock {
+        return Err(FetchError::Busy {
             file: file.to_string(),
             dir: dir.to_path_buf(),
             partial: partial.to_path_buf(),
-        }),
-        Err(std::fs::TryLockError::Error(error)) => Err(FetchError::Io {
-            path: partial.to_path_buf(),
-            error,
-        }),
+        });
     }
+    Err(FetchError::Io {
+        path: partial.to_path_buf(),
+        error,
+    })
 }
 
 /// The bytes held in the partial file that a resume may keep, and the version they are
@@ -585,7 +594,23 @@ pub async fn fetch_tables(
 
 #[cfg(test)]
 mod tests {
-    use super::valid_name;
+    use super::{open_locked, partial_path, valid_name, FetchError};
+
+    #[tokio::test]
+    async fn a_second_fetch_of_the_same_file_is_refused_while_the_first_holds_it() {
+        let dir = std::env::temp_dir().join(format!("cubeswarm-fetch-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let partial = partial_path(&dir, "cocsep");
+        let first = open_locked(&dir, "cocsep", &partial).unwrap();
+        let second = open_locked(&dir, "cocsep", &partial);
+        assert!(matches!(second, Err(FetchError::Busy { .. })), "{second:?}");
+        drop(first);
+        assert!(
+            open_locked(&dir, "cocsep", &partial).is_ok(),
+            "the lock went with the file"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn names_cannot_hide_paths() {
