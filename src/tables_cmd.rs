@@ -99,7 +99,14 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
                                     100.0 * c.done as f64 / c.total.max(1) as f64
                                 ),
                             ),
-                            None => ("missing", est, String::new()),
+                            None => match worker::remote::partial_bytes(dir, &name) {
+                                Some(held) => (
+                                    "partial",
+                                    est,
+                                    partial_fetch_note(&name, held, file.map(|f| f.bytes())),
+                                ),
+                                None => ("missing", est, String::new()),
+                            },
                         }
                     }
                     Err(e) => ("BAD", String::new(), e.to_string()),
@@ -206,6 +213,18 @@ fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `tables list` says of a partial fetch holding `held` bytes of `total`.
+fn partial_fetch_note(name: &str, held: u64, total: Option<u64>) -> String {
+    match total {
+        Some(t) => format!(
+            "partial fetch: {held} of {t} bytes ({:.1}%); `tables fetch {name}` or \
+             `worker --fetch` resumes it",
+            100.0 * held as f64 / t.max(1) as f64
+        ),
+        None => format!("partial fetch: {held} bytes; `tables fetch {name}` resumes it"),
+    }
+}
+
 /// `tables fetch`: one attempt (an init container that fails is started again).
 fn fetch(dir: &Path, common: &Common, name: &str, url: &str) -> anyhow::Result<()> {
     let table = proto::catalog::find(name);
@@ -230,8 +249,13 @@ fn fetch(dir: &Path, common: &Common, name: &str, url: &str) -> anyhow::Result<(
         println!("{name}: every file is already in {}", dir.display());
     }
     for f in fetched {
+        let resumed = if f.resumed_from > 0 {
+            format!("; resumed at {} of {} bytes", f.resumed_from, f.bytes)
+        } else {
+            String::new()
+        };
         println!(
-            "{}: fetched and verified ({}, checksum {:016x})",
+            "{}: fetched and verified ({}, checksum {:016x}{resumed})",
             f.file,
             human(f.bytes),
             f.checksum

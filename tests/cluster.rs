@@ -324,6 +324,140 @@ fn a_worker_without_a_table_gets_none_of_its_jobs_and_fetches_it_when_asked() {
     );
 }
 
+/// A coordinator whose table streams are cut after `cut` bytes each (the test-only
+/// failpoint `CUBESWARM_FETCH_CUT_AFTER`).
+fn cutting_coordinator(dir: &Path, name: &str, cut: &str) -> (Proc, String) {
+    let tables = tables_dir();
+    let mut p = Proc::start(
+        name,
+        dir,
+        &["coordinator", "--listen", "127.0.0.1:0"],
+        &[
+            ("CUBESWARM_TABLES", &tables),
+            ("CUBESWARM_FETCH_CUT_AFTER", Path::new(cut)),
+        ],
+    );
+    let addr = p.wait_for("grpc listening on ", Duration::from_secs(60));
+    let addr = addr.split_whitespace().next().unwrap().to_string();
+    (p, format!("http://{addr}"))
+}
+
+#[test]
+fn an_interrupted_table_fetch_resumes_and_yields_the_source_bytes() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("fetch-resume");
+    let source = std::fs::read(tables.join("h48h0k4.tbl")).unwrap();
+    let total = source.len();
+
+    // `tables fetch` from a coordinator that cuts the stream after 20 MB: cocsep (616 kB)
+    // arrives, h48h0k4 (58.8 MB) does not, and its first 20 MB are kept.
+    let into = dir.join("cli");
+    let into_s = into.to_str().unwrap();
+    let (cut, url) = cutting_coordinator(&dir, "coordinator-cut", "20000000");
+    let fetch = |url: &str| {
+        client(&[
+            "tables",
+            "fetch",
+            "h48h0k4",
+            "--coordinator",
+            url,
+            "--tables-dir",
+            into_s,
+        ])
+    };
+    let (st, _, err) = fetch(&url);
+    assert!(!st.success(), "the cut fetch succeeded:\n{err}");
+    assert!(err.contains("cut after 20000000 bytes"), "{err}");
+    assert!(!into.join("h48h0k4.tbl").exists());
+    let held = std::fs::read(into.join("h48h0k4.tbl.fetch")).unwrap();
+    assert_eq!(held.len(), 20_000_000);
+    assert_eq!(held[..], source[..held.len()]);
+    let (st, list, _) = client(&["tables", "list", "--tables-dir", into_s]);
+    assert!(st.success());
+    let row = list.lines().find(|l| l.starts_with("h48h0k4 ")).unwrap();
+    assert!(
+        row.contains("partial")
+            && row.contains(&format!("partial fetch: 20000000 of {total} bytes")),
+        "{list}"
+    );
+    // Against a coordinator that streams whole files, the next fetch resumes.
+    cut.signal("KILL");
+    let (_c, url) = coordinator(&dir, &[]);
+    let (st, out, err) = fetch(&url);
+    assert!(st.success(), "{err}");
+    assert!(
+        out.contains(&format!("resumed at 20000000 of {total} bytes")),
+        "{out}\n{err}"
+    );
+    assert!(
+        err.contains(&format!("resuming h48h0k4 at 20000000 of {total} bytes")),
+        "{err}"
+    );
+    assert!(std::fs::read(into.join("h48h0k4.tbl")).unwrap() == source);
+    assert!(!into.join("h48h0k4.tbl.fetch").exists());
+
+    // `worker --fetch` against a coordinator that cuts every stream after 25 MB: each retry
+    // resumes where the last one stopped, and the worker gets the whole file.
+    let (_cut, url) = cutting_coordinator(&dir, "coordinator-cut-2", "25000000");
+    let empty = dir.join("worker");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut w = start_worker(&dir, "w", &url, &["--fetch", "h48h0k4"], &empty);
+    w.wait_for("connected to coordinator", Duration::from_secs(120));
+    let log = w.log();
+    assert!(log.contains("resuming h48h0k4 at 25000000 of"), "{log}");
+    assert!(log.contains("resuming h48h0k4 at 50000000 of"), "{log}");
+    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
+        assert!(
+            std::fs::read(empty.join(f)).unwrap() == std::fs::read(tables.join(f)).unwrap(),
+            "{f} differs from the source"
+        );
+    }
+}
+
+#[test]
+fn a_worker_refuses_a_memory_mode_its_host_cannot_hold() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("memory-fit");
+    // h48h0k4 + cocsep take 59.4 MB; the host is said to have 100 MB, 40 MB of it free.
+    let host = Path::new("100000000,40000000");
+    let start = |name: &str, memory: &str| {
+        Proc::start(
+            name,
+            &dir,
+            &[
+                "worker",
+                "--coordinator",
+                "http://127.0.0.1:9",
+                "--threads",
+                "1",
+                "--table",
+                "h48h0k4",
+                "--memory",
+                memory,
+            ],
+            &[
+                ("CUBESWARM_TABLES", &tables),
+                ("CUBESWARM_HOST_MEMORY", host),
+            ],
+        )
+    };
+    let mut hp = start("huge-pages", "huge-pages");
+    assert!(!hp.wait(Duration::from_secs(120)).success());
+    let log = hp.log();
+    assert!(
+        log.contains("--memory huge-pages needs a private copy of the tables (0.06 GB), only 0.04 GB of this host's 0.10 GB is available: use --memory mapped"),
+        "{log}"
+    );
+    // Mapped fits, with the advice that one copy is shared by the host's workers.
+    let mut mapped = start("mapped", "mapped");
+    mapped.wait_for(
+        "more than half of this host's 0.10 GB: mapped, one copy in the page cache shared by every worker on this host",
+        Duration::from_secs(120),
+    );
+}
+
 #[test]
 fn tls_end_to_end_with_the_clusters_own_ca() {
     let _g = serial();

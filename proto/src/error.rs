@@ -67,6 +67,16 @@ pub enum Error {
         /// The files served.
         serving: Vec<String>,
     },
+    /// A fetch asks to resume past the end of the file served.
+    #[error("table file {file:?} is {bytes} bytes long: cannot resume at byte {offset}")]
+    FetchOffset {
+        /// The file asked.
+        file: String,
+        /// The offset asked.
+        offset: u64,
+        /// The file's length.
+        bytes: u64,
+    },
     /// A table file the coordinator serves cannot be read.
     #[error("internal error: reading {path}: {reason}")]
     FileUnreadable {
@@ -136,6 +146,7 @@ impl From<Error> for tonic::Status {
             | Error::TableMismatch { .. }
             | Error::NoWorkerForTable { .. } => tonic::Status::failed_precondition(msg),
             Error::FileNotServed { .. } => tonic::Status::not_found(msg),
+            Error::FetchOffset { .. } => tonic::Status::out_of_range(msg),
             Error::ShuttingDown => tonic::Status::unavailable(msg),
             Error::FileUnreadable { .. } | Error::RegistryPoisoned => tonic::Status::internal(msg),
         }

@@ -44,6 +44,7 @@ mod hash;
 mod header;
 mod open;
 mod paths;
+mod stream;
 mod verify;
 mod write;
 
@@ -54,6 +55,7 @@ pub use error::TableFileError;
 pub use header::{TableHeader, TableMeta};
 pub use open::TableFile;
 pub use paths::{default_tables_dir, table_path};
+pub use stream::{read_header, verify_file, verify_file_with};
 pub use write::{write_table, write_table_with, BODY_CHUNK};
 
 /// The first eight bytes of every table file.

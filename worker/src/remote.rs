@@ -20,11 +20,13 @@
 
 pub mod fetch;
 pub mod health;
+pub mod memory_fit;
 pub mod session;
 pub mod tableset;
 
-pub use fetch::{fetch_file, fetch_tables, FetchError, FetchedFile};
+pub use fetch::{fetch_file, fetch_tables, partial_bytes, partial_path, FetchError, FetchedFile};
 pub use health::{serve_health, Health};
+pub use memory_fit::{memory_fit, HostMemory, MemoryFitError, HOST_MEMORY_ENV};
 pub use proto::backoff::{Backoff, BackoffPolicy};
 pub use session::{
     default_worker_id, prepare, run, serve, Prepared, SessionOptions, WorkerConfig, WorkerError,

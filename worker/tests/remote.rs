@@ -74,10 +74,12 @@ async fn listen() -> (TcpListenerStream, String) {
 
 // ---- fetch -------------------------------------------------------------------------------
 
-/// A Tables service that answers every Fetch with the same scripted messages.
+/// A Tables service that answers every Fetch with the same scripted messages (with
+/// `resumes`, less the chunks before the offset asked for, as a coordinator that resumes).
 #[derive(Clone)]
 struct FakeTables {
     script: Arc<Vec<wire::FetchResponse>>,
+    resumes: bool,
 }
 
 #[tonic::async_trait]
@@ -93,12 +95,20 @@ impl wire::tables_server::Tables for FakeTables {
 
     async fn fetch(
         &self,
-        _: Request<wire::FetchRequest>,
+        req: Request<wire::FetchRequest>,
     ) -> Result<Response<Self::FetchStream>, Status> {
         let (tx, rx) = mpsc::channel(4);
         let script = Arc::clone(&self.script);
+        let from = if self.resumes {
+            req.into_inner().offset
+        } else {
+            0
+        };
         tokio::spawn(async move {
-            for m in script.iter() {
+            for m in script.iter().filter(|m| match &m.msg {
+                Some(fetch_response::Msg::Chunk(c)) => c.offset >= from,
+                _ => true,
+            }) {
                 if tx.send(Ok(m.clone())).await.is_err() {
                     return;
                 }
@@ -144,9 +154,23 @@ async fn fetch_with(
     file: &str,
     script: Vec<wire::FetchResponse>,
 ) -> (PathBuf, Result<worker::remote::FetchedFile, FetchError>) {
+    let dir = scratch(name);
+    let r = fetch_into(&dir, file, script, false).await;
+    (dir, r)
+}
+
+/// Fetches `file` into `dir` (as it is: a partial fetch there is resumed) from a server
+/// playing `script`, resuming at the offset asked for when `resumes`.
+async fn fetch_into(
+    dir: &Path,
+    file: &str,
+    script: Vec<wire::FetchResponse>,
+    resumes: bool,
+) -> Result<worker::remote::FetchedFile, FetchError> {
     let (incoming, url) = listen().await;
     let svc = TablesServer::new(FakeTables {
         script: Arc::new(script),
+        resumes,
     });
     tokio::spawn(
         tonic::transport::Server::builder()
@@ -155,9 +179,7 @@ async fn fetch_with(
     );
     let channel = ClientConfig::new(url).connect().await.unwrap();
     let mut client = tables_client(channel, Auth::new(None).unwrap());
-    let dir = scratch(name);
-    let r = fetch_file(&mut client, &dir, file).await;
-    (dir, r)
+    fetch_file(&mut client, dir, file).await
 }
 
 /// cocsep (a real 616 kB table file): its bytes and header checksum.
@@ -214,7 +236,12 @@ async fn bad_streams_are_typed_errors_and_leave_nothing() {
         matches!(r, Err(FetchError::Truncated { received, .. }) if received == len - 1000),
         "{r:?}"
     );
-    assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+    // Only the partial fetch is left, for a resume.
+    assert_eq!(entries(&dir), ["cocsep.tbl.fetch"]);
+    assert_eq!(
+        std::fs::read(worker::remote::partial_path(&dir, "cocsep")).unwrap(),
+        &bytes[..bytes.len() - 1000]
+    );
 
     // The announced checksum is not the file's.
     let mut s = body(&bytes);
@@ -274,6 +301,66 @@ async fn bad_streams_are_typed_errors_and_leave_nothing() {
     let (dir, r) = fetch_with("nostart", "cocsep", chunks(&bytes)).await;
     assert!(matches!(r, Err(FetchError::NoStart { .. })), "{r:?}");
     assert!(entries(&dir).is_empty());
+}
+
+/// The whole cocsep stream, as a coordinator sends it.
+fn cocsep_script() -> (Vec<u8>, Vec<wire::FetchResponse>) {
+    let (bytes, checksum) = cocsep();
+    let mut script = vec![start("cocsep", checksum, bytes.len() as u64)];
+    script.extend(chunks(&bytes));
+    (bytes, script)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupted_fetch_resumes_from_the_bytes_held() {
+    let (bytes, script) = cocsep_script();
+    let dir = scratch("resume");
+    let held = 3 * (64 << 10);
+    std::fs::write(worker::remote::partial_path(&dir, "cocsep"), &bytes[..held]).unwrap();
+    let got = fetch_into(&dir, "cocsep", script, true).await.unwrap();
+    assert_eq!(got.resumed_from, held as u64);
+    assert_eq!(entries(&dir), ["cocsep.tbl"], "the partial file is gone");
+    assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partial_fetch_of_another_version_is_discarded() {
+    let (bytes, script) = cocsep_script();
+    let dir = scratch("other-version");
+    // Another table file named cocsep (another length and checksum): its first bytes.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let body = vec![7u8; 100_000];
+    tables::tablefile::write_table(
+        &table_path(&other, "cocsep"),
+        &tables::tablefile::TableMeta::new("cocsep", 100_000, 8),
+        &body,
+    )
+    .unwrap();
+    let old = std::fs::read(table_path(&other, "cocsep")).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
+    std::fs::write(
+        worker::remote::partial_path(&dir, "cocsep"),
+        &old[..HEADER_LEN + 50_000],
+    )
+    .unwrap();
+    let got = fetch_into(&dir, "cocsep", script.clone(), true)
+        .await
+        .unwrap();
+    assert_eq!(got.resumed_from, 0, "fetched again from zero");
+    assert_eq!(entries(&dir), ["cocsep.tbl"]);
+    assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);
+
+    // A coordinator that ignores the offset (an older one) sends from zero: followed.
+    std::fs::remove_file(table_path(&dir, "cocsep")).unwrap();
+    std::fs::write(
+        worker::remote::partial_path(&dir, "cocsep"),
+        &bytes[..200_000],
+    )
+    .unwrap();
+    let got = fetch_into(&dir, "cocsep", script, false).await.unwrap();
+    assert_eq!(got.resumed_from, 0);
+    assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);
 }
 
 // ---- the table check ---------------------------------------------------------------------

@@ -1,5 +1,9 @@
 //! The Tables service: the table files this coordinator serves, listed and streamed in
-//! chunks to workers that lack them.
+//! chunks to workers that lack them, from the offset a resuming worker asks for.
+//!
+//! For tests only, the environment variable [`CUT_AFTER_ENV`]`=N` makes every stream end
+//! with UNAVAILABLE once it has sent N bytes of the file (the last chunk cut short): an
+//! interrupted transfer, for the receiver's resume to be tested over real processes.
 
 use super::{BoxStream, Shared};
 use proto::wire::{self as w, tables_server};
@@ -13,6 +17,14 @@ pub(super) struct TablesSvc(pub(super) Arc<Shared>);
 
 /// Bytes per chunk of a table stream.
 const CHUNK: usize = 1 << 20;
+
+/// The test-only failpoint (see the module documentation).
+pub const CUT_AFTER_ENV: &str = "CUBESWARM_FETCH_CUT_AFTER";
+
+/// The bytes after which [`CUT_AFTER_ENV`] cuts each stream, if set to a number.
+fn cut_after() -> Option<u64> {
+    std::env::var(CUT_AFTER_ENV).ok()?.trim().parse().ok()
+}
 
 #[tonic::async_trait]
 impl tables_server::Tables for TablesSvc {
@@ -32,7 +44,7 @@ impl tables_server::Tables for TablesSvc {
         req: Request<w::FetchRequest>,
     ) -> Result<Response<Self::FetchStream>, Status> {
         use tokio::io::AsyncReadExt;
-        let name = req.into_inner().file;
+        let w::FetchRequest { file: name, offset } = req.into_inner();
         let Some(f) = self.0.files.get(&name).cloned() else {
             return Err(Error::FileNotServed {
                 file: name,
@@ -46,6 +58,25 @@ impl tables_server::Tables for TablesSvc {
                 path: f.path.display().to_string(),
                 reason: e.to_string(),
             })?;
+        if offset > f.info.bytes {
+            return Err(Error::FetchOffset {
+                file: name,
+                offset,
+                bytes: f.info.bytes,
+            }
+            .into());
+        }
+        if offset > 0 {
+            use tokio::io::AsyncSeekExt;
+            file.seek(std::io::SeekFrom::Start(offset))
+                .await
+                .map_err(|e| Error::FileUnreadable {
+                    path: f.path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            tracing::info!(file = %name, offset, "resuming a fetch of {name} at byte {offset}");
+        }
+        let cut = cut_after();
         let (tx, rx) = mpsc::channel(4);
         tokio::spawn(async move {
             use w::fetch_response::Msg;
@@ -60,11 +91,28 @@ impl tables_server::Tables for TablesSvc {
             {
                 return;
             }
-            let mut offset = 0u64;
+            let first = offset;
+            let mut offset = offset;
             loop {
-                let mut buf = vec![0u8; CHUNK];
+                let want = match cut {
+                    Some(limit) => {
+                        let left = (first + limit).saturating_sub(offset);
+                        if left == 0 {
+                            let _ = tx
+                                .send(Err(Status::unavailable(format!(
+                                    "failpoint {CUT_AFTER_ENV}: the stream was cut after \
+                                     {limit} bytes"
+                                ))))
+                                .await;
+                            return;
+                        }
+                        CHUNK.min(usize::try_from(left).unwrap_or(CHUNK))
+                    }
+                    None => CHUNK,
+                };
+                let mut buf = vec![0u8; want];
                 let mut filled = 0;
-                while filled < CHUNK {
+                while filled < want {
                     match file.read(&mut buf[filled..]).await {
                         Ok(0) => break,
                         Ok(n) => filled += n,

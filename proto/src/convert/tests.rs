@@ -477,6 +477,14 @@ fn every_error_maps_to_a_status_code() {
             Code::NotFound,
         ),
         (
+            Error::FetchOffset {
+                file: "t".into(),
+                offset: 9,
+                bytes: 8,
+            },
+            Code::OutOfRange,
+        ),
+        (
             Error::Violation(crate::Violation::NoHello),
             Code::InvalidArgument,
         ),

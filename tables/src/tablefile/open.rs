@@ -32,46 +32,7 @@ impl TableFile {
             error,
         };
         let mut file = File::open(path).map_err(io)?;
-        let actual_len = file.metadata().map_err(io)?.len();
-        if actual_len < HEADER_LEN as u64 {
-            return Err(TableFileError::TooShort {
-                path: path.to_path_buf(),
-                len: actual_len,
-            });
-        }
-        let mut block = vec![0u8; HEADER_LEN];
-        file.read_exact(&mut block).map_err(io)?;
-        let header = TableHeader::decode(path, &block)?;
-        if header.meta.name != expected_name {
-            return Err(TableFileError::WrongName {
-                path: path.to_path_buf(),
-                expected: expected_name.to_owned(),
-                found: header.meta.name,
-            });
-        }
-        // `decode` checked body_len == ceil(entries * bits / 8) without overflow, but the
-        // sum with the header may still overflow for a hostile entry count.
-        let expected_len = header.body_len.checked_add(HEADER_LEN as u64).ok_or(
-            TableFileError::InvalidHeader {
-                path: path.to_path_buf(),
-                field: "body_len",
-                value: header.body_len,
-            },
-        )?;
-        if actual_len < expected_len {
-            return Err(TableFileError::Truncated {
-                path: path.to_path_buf(),
-                expected_len,
-                actual_len,
-            });
-        }
-        if actual_len > expected_len {
-            return Err(TableFileError::TrailingData {
-                path: path.to_path_buf(),
-                expected_len,
-                actual_len,
-            });
-        }
+        let (header, expected_len) = read_checked_header(&mut file, path, expected_name)?;
         let map_len = usize::try_from(expected_len).map_err(|_| TableFileError::TooLarge {
             path: path.to_path_buf(),
             len: expected_len,
@@ -160,4 +121,75 @@ fn body_mismatch(path: PathBuf, meta: &TableMeta, found: u64) -> TableFileError 
         expected: body_len(meta.entries, meta.bits).unwrap_or(u64::MAX),
         found,
     }
+}
+
+/// Reads and checks the header of the open `file` (at its start) and checks the file's
+/// length against it: every check of [`TableFile::open`] before the map. Returns the
+/// header and the file's length.
+pub(super) fn read_checked_header(
+    file: &mut File,
+    path: &Path,
+    expected_name: &str,
+) -> Result<(TableHeader, u64), TableFileError> {
+    let io = |error| TableFileError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let actual_len = file.metadata().map_err(io)?.len();
+    let header = read_header_of(file, path, actual_len)?;
+    if header.meta.name != expected_name {
+        return Err(TableFileError::WrongName {
+            path: path.to_path_buf(),
+            expected: expected_name.to_owned(),
+            found: header.meta.name,
+        });
+    }
+    // `decode` checked body_len == ceil(entries * bits / 8) without overflow, but the
+    // sum with the header may still overflow for a hostile entry count.
+    let expected_len =
+        header
+            .body_len
+            .checked_add(HEADER_LEN as u64)
+            .ok_or(TableFileError::InvalidHeader {
+                path: path.to_path_buf(),
+                field: "body_len",
+                value: header.body_len,
+            })?;
+    if actual_len < expected_len {
+        return Err(TableFileError::Truncated {
+            path: path.to_path_buf(),
+            expected_len,
+            actual_len,
+        });
+    }
+    if actual_len > expected_len {
+        return Err(TableFileError::TrailingData {
+            path: path.to_path_buf(),
+            expected_len,
+            actual_len,
+        });
+    }
+    Ok((header, expected_len))
+}
+
+/// Reads and decodes the header block at the start of `file` (`actual_len` bytes long),
+/// whatever the rest of the file holds.
+pub(super) fn read_header_of(
+    file: &mut File,
+    path: &Path,
+    actual_len: u64,
+) -> Result<TableHeader, TableFileError> {
+    if actual_len < HEADER_LEN as u64 {
+        return Err(TableFileError::TooShort {
+            path: path.to_path_buf(),
+            len: actual_len,
+        });
+    }
+    let mut block = vec![0u8; HEADER_LEN];
+    file.read_exact(&mut block)
+        .map_err(|error| TableFileError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+    TableHeader::decode(path, &block)
 }

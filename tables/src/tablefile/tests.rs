@@ -475,3 +475,44 @@ proptest! {
         prop_assert!(ok.is_err());
     }
 }
+
+#[test]
+fn the_streaming_check_agrees_with_the_mapped_one_piece_by_piece() {
+    let dir = TempDir::new("stream");
+    // 3,000,000 4-bit entries: a body of three checksum chunks, read one at a time.
+    let path = write_sample(&dir.0, "t", 3_000_000);
+    let mapped = TableFile::open(&path, "t").unwrap();
+    mapped.verify().unwrap();
+    for pieces in [1, 2, 32] {
+        let header =
+            stream::verify_in_pieces(&path, "t", &crate::progress::Silent, pieces).unwrap();
+        assert_eq!(&header, mapped.header());
+    }
+    assert_eq!(&read_header(&path).unwrap(), mapped.header());
+    drop(mapped);
+    // A flipped byte in the second chunk, a wrong name, a cut file: the same errors.
+    patch(&path, HEADER_LEN + (1 << 20) + 99, |b| b[0] ^= 0x01);
+    let err = stream::verify_in_pieces(&path, "t", &crate::progress::Silent, 1).unwrap_err();
+    assert!(
+        matches!(err, TableFileError::ChecksumMismatch { .. }),
+        "{err:?}"
+    );
+    patch(&path, HEADER_LEN + (1 << 20) + 99, |b| b[0] ^= 0x01);
+    assert!(matches!(
+        verify_file(&path, "u"),
+        Err(TableFileError::WrongName { .. })
+    ));
+    let full = fs::read(&path).unwrap();
+    fs::write(&path, &full[..HEADER_LEN + 5000]).unwrap();
+    assert!(matches!(
+        verify_file(&path, "t"),
+        Err(TableFileError::Truncated { .. })
+    ));
+    // The header of a partial file still reads.
+    assert_eq!(read_header(&path).unwrap().body_len, 1_500_000);
+    fs::write(&path, &full[..100]).unwrap();
+    assert!(matches!(
+        read_header(&path),
+        Err(TableFileError::TooShort { .. })
+    ));
+}

@@ -396,6 +396,8 @@ pub fn generate_with(
     );
     progress.inc((first as usize * per).min(origins.len()) as u64);
     let mut last_save = started;
+    let tails_started = Instant::now();
+    let mut last_eta = tails_started;
     for b in first..total {
         let lo = b as usize * per;
         let hi = (lo + per).min(origins.len());
@@ -408,6 +410,17 @@ pub fn generate_with(
             progress.inc(chunk.len() as u64);
         });
         desc.done = b + 1;
+        if last_eta.elapsed() >= ETA_EVERY && b + 1 < total {
+            last_eta = Instant::now();
+            let spent = tails_started.elapsed();
+            progress.note(&format!(
+                "{name}: tails {} of {total} batches ({:.1}%), {} this run, about {} left",
+                b + 1,
+                100.0 * (b + 1) as f64 / total as f64,
+                clock(spent),
+                clock(eta(b + 1 - first, total - first, spent))
+            ));
+        }
         if opts
             .checkpoint_every
             .is_some_and(|every| last_save.elapsed() >= every)
@@ -448,4 +461,41 @@ pub fn generate_with(
     tablefile::write_table_with(&tablefile::table_path(dir, &name), &meta, &fill)?;
     Checkpoint::remove(dir, &name);
     Ok(Outcome::Written)
+}
+
+/// How often the tails' progress line (batches done, time spent, ETA) is printed.
+const ETA_EVERY: Duration = Duration::from_secs(60);
+
+/// The time left when `done` of `todo` batches took `spent`, at the same pace.
+fn eta(done: u64, todo: u64, spent: Duration) -> Duration {
+    if done == 0 {
+        return Duration::ZERO;
+    }
+    spent.mul_f64(todo.saturating_sub(done) as f64 / done as f64)
+}
+
+/// `1 h 05 min`, `12 min 30 s`, `40 s`.
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod eta_tests {
+    use super::{clock, eta};
+    use std::time::Duration;
+
+    #[test]
+    fn the_eta_is_the_pace_so_far_times_what_is_left() {
+        let min = Duration::from_secs(60);
+        assert_eq!(eta(10, 40, 5 * min), 15 * min);
+        assert_eq!(eta(0, 40, min), Duration::ZERO);
+        assert_eq!(clock(Duration::from_secs(40)), "40 s");
+        assert_eq!(clock(Duration::from_secs(750)), "12 min 30 s");
+        assert_eq!(clock(Duration::from_secs(3900)), "1 h 05 min");
+    }
 }

@@ -2,22 +2,37 @@
 //! needs neither a shared volume nor a long build.
 //!
 //! The stream is a `Start` (file, checksum, length) then the bytes in `Chunk`s, in order.
-//! [`fetch_file`] writes them to a temporary file in the tables directory, refusing any
-//! gap, overlap or excess at once, then checks the total length, syncs, opens the file
-//! (header checks), compares the header's checksum with the announced one, re-reads the
-//! body against it, and only then renames it into place. On any failure the temporary
-//! file is removed and nothing is renamed: a reader sees the old file (or none), never a
-//! partial or damaged one.
+//! [`fetch_file`] writes them to `<dir>/<file>.tbl.fetch` (locked while a fetch writes
+//! it), refusing any gap, overlap or excess at once, then checks the total length, syncs,
+//! checks the whole file (header, announced checksum, body checksum and distribution,
+//! read through a fixed buffer: the file is never held in memory), and only then renames
+//! it into place. A reader sees the old file (or none), never a partial or damaged one.
+//!
+//! **Resuming.** A transfer cut short (the coordinator or the link went away, the process
+//! was killed) leaves its bytes in `<file>.tbl.fetch`, which `tables list` reports as a
+//! partial fetch. The next fetch of that file asks the coordinator for the rest only
+//! (`FetchRequest.offset`), once the `Start` shows the same file: the same length and the
+//! body checksum of the header held. A file changed on the coordinator in between
+//! (another checksum or length) is fetched again from zero, with a message, so two
+//! versions are never spliced; so is a partial file whose header does not read, and a
+//! coordinator that ignores offsets (it sends from byte 0) is followed from zero. A
+//! stream that breaks protocol (a gap, excess) or a file that fails its checks removes
+//! the partial file.
 
 use proto::catalog;
 use proto::transport::Authed;
 use proto::wire::{self, fetch_response, tables_client::TablesClient};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use tables::tablefile::{table_path, TableFile, TableFileError, HEADER_LEN, NAME_LEN};
-use tokio::io::AsyncWriteExt;
+use tables::tablefile::{
+    read_header, table_path, verify_file, TableFileError, HEADER_LEN, NAME_LEN,
+};
+use tokio::io::{AsyncSeekExt, AsyncWriteExt};
 
-/// Why a fetch failed. Nothing was left in the tables directory.
+/// Why a fetch failed. Nothing was put in place; the bytes received are kept for a resume
+/// when the transfer was only interrupted ([`FetchError::Rpc`], [`FetchError::Truncated`],
+/// [`FetchError::Io`]), and removed otherwise.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     /// The RPC failed or the coordinator refused (for example: it does not hold the file).
@@ -114,6 +129,16 @@ pub enum FetchError {
     /// body, a bad header, a wrong name...).
     #[error("fetched file is not sound: {0}")]
     Table(TableFileError),
+    /// Another fetch of the same file into the same directory is under way.
+    #[error("another fetch of {file} into {} is under way (it holds the lock on {})", dir.display(), partial.display())]
+    Busy {
+        /// The file.
+        file: String,
+        /// The tables directory.
+        dir: PathBuf,
+        /// The partial file locked.
+        partial: PathBuf,
+    },
     /// Writing the file failed.
     #[error("writing {}: {error}", path.display())]
     Io {
@@ -135,22 +160,23 @@ pub struct FetchedFile {
     pub bytes: u64,
     /// Its body checksum (checked).
     pub checksum: u64,
+    /// The bytes already held from an interrupted fetch that this one resumed from (0: a
+    /// transfer of the whole file).
+    pub resumed_from: u64,
 }
 
-/// Removes the temporary file unless the fetch succeeded.
-struct TempFile {
-    /// The temporary file.
-    path: PathBuf,
-    /// Set once it was renamed into place.
-    kept: bool,
+/// Where a fetch of `file` into `dir` keeps the bytes received until the file is complete
+/// and checked: `<dir>/<file>.tbl.fetch`.
+pub fn partial_path(dir: &Path, file: &str) -> PathBuf {
+    dir.join(format!("{file}.tbl.fetch"))
 }
 
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.kept {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
+/// The bytes a partial fetch of `file` in `dir` holds, if there is one.
+pub fn partial_bytes(dir: &Path, file: &str) -> Option<u64> {
+    std::fs::metadata(partial_path(dir, file))
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
 }
 
 /// Whether `file` can be a table file's name (and so no path can hide in it).
@@ -165,7 +191,8 @@ fn valid_name(file: &str) -> bool {
 
 /// Fetches table file `file` (e.g. `cocsep`, `twophase-p1`) from the coordinator into
 /// `dir` (created if missing) as `<dir>/<file>.tbl`, replacing any file there only once
-/// the new one is complete and checked. See the module documentation for every check.
+/// the new one is complete and checked; resumes an interrupted fetch of the same file.
+/// See the module documentation for every check.
 pub async fn fetch_file(
     client: &mut TablesClient<Authed>,
     dir: &Path,
@@ -176,83 +203,269 @@ pub async fn fetch_file(
             file: file.to_string(),
         });
     }
-    let rpc = |status| FetchError::Rpc {
-        file: file.to_string(),
-        status,
-    };
     let start = Instant::now();
-    let mut stream = client
-        .fetch(wire::FetchRequest {
-            file: file.to_string(),
-        })
-        .await
-        .map_err(rpc)?
-        .into_inner();
-    let info = match stream.message().await.map_err(rpc)? {
-        Some(wire::FetchResponse {
-            msg: Some(fetch_response::Msg::Start(wire::FetchStart { info: Some(info) })),
-        }) => info,
-        _ => {
-            return Err(FetchError::NoStart {
-                file: file.to_string(),
-            })
-        }
-    };
-    if info.file != file {
-        return Err(FetchError::WrongFile {
-            asked: file.to_string(),
-            announced: info.file,
-        });
-    }
-    let announced = info.bytes;
-    let expected = catalog::file_bytes(file);
-    let size_ok = match expected {
-        Some(e) => announced == e,
-        None => announced >= HEADER_LEN as u64,
-    };
-    if !size_ok {
-        return Err(FetchError::WrongSize {
-            file: file.to_string(),
-            announced,
-            expected: expected.unwrap_or(HEADER_LEN as u64),
-        });
-    }
-    tracing::info!(
-        file,
-        bytes = announced,
-        "fetching table file {file} from the coordinator"
-    );
     tokio::fs::create_dir_all(dir)
         .await
         .map_err(|error| FetchError::Io {
             path: dir.to_path_buf(),
             error,
         })?;
+    let partial = partial_path(dir, file);
+    let mut out = open_locked(dir, file, &partial)?;
+    let result = receive(client, file, &partial, &mut out).await;
+    // Whatever happened, the bytes written reach the file (a resume starts from them).
+    let flushed = out.flush().await.map_err(io_error(&partial));
+    let (info, resumed_from) = match result.and_then(|r| flushed.map(|()| r)) {
+        Ok(r) => r,
+        Err(e) => {
+            if !keeps_partial(&e) {
+                drop(out);
+                let _ = std::fs::remove_file(&partial);
+            }
+            return Err(e);
+        }
+    };
+    out.sync_all().await.map_err(io_error(&partial))?;
+    let checked = check(&partial, file, info.checksum).await;
+    drop(out);
+    let checksum = match checked {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
+    };
     let target = table_path(dir, file);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let mut temp = TempFile {
-        path: dir.join(format!(
-            ".{file}.tbl.fetch-{}-{nanos}.tmp",
-            std::process::id()
-        )),
-        kept: false,
-    };
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error| FetchError::Io { path, error }
-    };
-    let mut out = tokio::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp.path)
+    tokio::fs::rename(&partial, &target)
         .await
-        .map_err(io(&temp.path))?;
-    let mut received: u64 = 0;
+        .map_err(io_error(&target))?;
+    // Make the rename itself durable (best effort: not every file system allows it).
+    if let Ok(d) = tokio::fs::File::open(dir).await {
+        let _ = d.sync_all().await;
+    }
+    let secs = start.elapsed().as_secs_f64();
+    tracing::info!(
+        file,
+        bytes = info.bytes,
+        resumed_from,
+        "fetched table file {file} ({:.1} MB in {secs:.1} s, {:.1} MB/s, checksum verified)",
+        info.bytes as f64 / 1e6,
+        (info.bytes - resumed_from) as f64 / 1e6 / secs.max(1e-9)
+    );
+    Ok(FetchedFile {
+        file: file.to_string(),
+        path: target,
+        bytes: info.bytes,
+        checksum,
+        resumed_from,
+    })
+}
+
+/// Whether a failed fetch keeps its bytes for a resume: only when the transfer was
+/// interrupted, never when the stream or the file proved wrong.
+fn keeps_partial(e: &FetchError) -> bool {
+    matches!(
+        e,
+        FetchError::Rpc { .. }
+            | FetchError::Truncated { .. }
+            | FetchError::Io { .. }
+            | FetchError::Busy { .. }
+    )
+}
+
+/// An I/O error on `path` as a [`FetchError`].
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError {
+    let path = path.to_path_buf();
+    move |error| FetchError::Io { path, error }
+}
+
+/// Opens (creating it if missing) the partial file, locked for this fetch.
+fn open_locked(dir: &Path, file: &str, partial: &Path) -> Result<tokio::fs::File, FetchError> {
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(partial)
+        .map_err(io_error(partial))?;
+    // (`File::try_lock` would need Rust 1.89; the workspace supports 1.88.)
+    // SAFETY: `f` is open for the whole call, so its descriptor is valid; flock only takes
+    // an advisory lock on that open file and touches no memory of this process. The lock
+    // goes with the descriptor when the file is closed.
+    let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(tokio::fs::File::from_std(f));
+    }
+    let error = std::io::Error::last_os_error();
+    if error.kind() == std::io::ErrorKind::WouldBlock {
+        return Err(FetchError::Busy {
+            file: file.to_string(),
+            dir: dir.to_path_buf(),
+            partial: partial.to_path_buf(),
+        });
+    }
+    Err(FetchError::Io {
+        path: partial.to_path_buf(),
+        error,
+    })
+}
+
+/// The bytes held in the partial file that a resume may keep, and the version they are
+/// of (the body checksum and length of their header), or 0 and none.
+fn held(partial: &Path, len: u64) -> (u64, Option<(u64, u64)>) {
+    if len < HEADER_LEN as u64 {
+        // Less than a header: nothing to identify the version by; refetched (4 KiB at most).
+        return (0, None);
+    }
+    match read_header(partial) {
+        Ok(h) => (
+            len,
+            Some((h.checksum, h.body_len.saturating_add(HEADER_LEN as u64))),
+        ),
+        Err(e) => {
+            tracing::warn!(
+                "discarding the partial fetch {}: {e}; fetching from the start",
+                partial.display()
+            );
+            (0, None)
+        }
+    }
+}
+
+/// What the stream announced, and the bytes that were already held.
+type Received = (wire::TableFileInfo, u64);
+
+/// Runs the transfer into `out` (the locked partial file): resumes from the bytes held
+/// when the coordinator announces the same version, else from zero. Returns once every
+/// announced byte is written.
+async fn receive(
+    client: &mut TablesClient<Authed>,
+    file: &str,
+    partial: &Path,
+    out: &mut tokio::fs::File,
+) -> Result<Received, FetchError> {
+    let rpc = |status| FetchError::Rpc {
+        file: file.to_string(),
+        status,
+    };
+    let len = out.metadata().await.map_err(io_error(partial))?.len();
+    let (mut offset, mut version) = held(partial, len);
+    loop {
+        let mut stream = client
+            .fetch(wire::FetchRequest {
+                file: file.to_string(),
+                offset,
+            })
+            .await
+            .map_err(rpc)?
+            .into_inner();
+        let info = match stream.message().await.map_err(rpc)? {
+            Some(wire::FetchResponse {
+                msg: Some(fetch_response::Msg::Start(wire::FetchStart { info: Some(info) })),
+            }) => info,
+            _ => {
+                return Err(FetchError::NoStart {
+                    file: file.to_string(),
+                })
+            }
+        };
+        check_announced(file, &info)?;
+        if offset > 0 && version != Some((info.checksum, info.bytes)) {
+            let (sum, total) = version.unwrap_or_default();
+            tracing::warn!(
+                file,
+                "{file} changed on the coordinator since the partial fetch (held: {offset} \
+                 bytes of a {total}-byte file with checksum {sum:016x}; now {} bytes with \
+                 checksum {:016x}): discarding the bytes held and fetching from the start",
+                info.bytes,
+                info.checksum
+            );
+            drop(stream);
+            (offset, version) = (0, None);
+            continue;
+        }
+        if offset > 0 {
+            tracing::info!(
+                file,
+                offset,
+                bytes = info.bytes,
+                "resuming {file} at {offset} of {} bytes",
+                info.bytes
+            );
+        } else {
+            tracing::info!(
+                file,
+                bytes = info.bytes,
+                "fetching table file {file} from the coordinator ({} bytes)",
+                info.bytes
+            );
+        }
+        out.set_len(offset).await.map_err(io_error(partial))?;
+        out.seek(std::io::SeekFrom::Start(offset))
+            .await
+            .map_err(io_error(partial))?;
+        let resumed = write_chunks(file, partial, &mut stream, out, offset, info.bytes).await?;
+        return Ok((info, resumed));
+    }
+}
+
+/// Checks the `Start`'s file name and length against what was asked.
+fn check_announced(file: &str, info: &wire::TableFileInfo) -> Result<(), FetchError> {
+    if info.file != file {
+        return Err(FetchError::WrongFile {
+            asked: file.to_string(),
+            announced: info.file.clone(),
+        });
+    }
+    let expected = catalog::file_bytes(file);
+    let size_ok = match expected {
+        Some(e) => info.bytes == e,
+        None => info.bytes >= HEADER_LEN as u64,
+    };
+    if !size_ok {
+        return Err(FetchError::WrongSize {
+            file: file.to_string(),
+            announced: info.bytes,
+            expected: expected.unwrap_or(HEADER_LEN as u64),
+        });
+    }
+    Ok(())
+}
+
+/// Writes the stream's chunks into `out` from byte `offset` up to `announced`. A first
+/// chunk at 0 when `offset` was asked is a coordinator that does not resume: followed from
+/// zero. Returns the offset the transfer really resumed from.
+async fn write_chunks(
+    file: &str,
+    partial: &Path,
+    stream: &mut tonic::Streaming<wire::FetchResponse>,
+    out: &mut tokio::fs::File,
+    offset: u64,
+    announced: u64,
+) -> Result<u64, FetchError> {
+    let rpc = |status| FetchError::Rpc {
+        file: file.to_string(),
+        status,
+    };
+    let mut resumed = offset;
+    let mut received = offset;
+    let mut first = true;
     while let Some(msg) = stream.message().await.map_err(rpc)? {
         match msg.msg {
             Some(fetch_response::Msg::Chunk(chunk)) => {
+                if first && chunk.offset == 0 && received > 0 {
+                    tracing::warn!(
+                        file,
+                        "the coordinator sends {file} from the start (it does not resume): \
+                         discarding the {received} bytes held"
+                    );
+                    out.set_len(0).await.map_err(io_error(partial))?;
+                    out.seek(std::io::SeekFrom::Start(0))
+                        .await
+                        .map_err(io_error(partial))?;
+                    (received, resumed) = (0, 0);
+                }
+                first = false;
                 if chunk.offset != received {
                     return Err(FetchError::Gap {
                         file: file.to_string(),
@@ -268,7 +481,9 @@ pub async fn fetch_file(
                         file: file.to_string(),
                         announced,
                     })?;
-                out.write_all(&chunk.data).await.map_err(io(&temp.path))?;
+                out.write_all(&chunk.data)
+                    .await
+                    .map_err(io_error(partial))?;
                 received = end;
             }
             Some(fetch_response::Msg::Start(_)) => {
@@ -287,54 +502,49 @@ pub async fn fetch_file(
             received,
         });
     }
-    out.flush().await.map_err(io(&temp.path))?;
-    out.sync_all().await.map_err(io(&temp.path))?;
-    drop(out);
-    let check_path = temp.path.clone();
+    Ok(resumed)
+}
+
+/// Checks the complete partial file (header, the announced checksum, body checksum and
+/// distribution) through a fixed buffer, off the async threads. Returns the checksum.
+async fn check(partial: &Path, file: &str, announced: u64) -> Result<u64, FetchError> {
+    let path = partial.to_path_buf();
     let name = file.to_string();
-    let checked = tokio::task::spawn_blocking(move || {
-        let table = TableFile::open(&check_path, &name)?;
-        let header = table.header().checksum;
-        if header != info.checksum {
-            return Ok(Err(header));
-        }
-        table.verify()?;
-        Ok(Ok(header))
-    })
-    .await
-    .map_err(|e| {
-        FetchError::Table(TableFileError::Io {
-            path: temp.path.clone(),
-            error: std::io::Error::other(format!("the check did not finish: {e}")),
-        })
-    })?
-    .map_err(FetchError::Table)?;
-    let checksum = checked.map_err(|header| FetchError::ChecksumNotAnnounced {
-        file: file.to_string(),
-        announced: info.checksum,
-        header,
-    })?;
-    tokio::fs::rename(&temp.path, &target)
-        .await
-        .map_err(io(&target))?;
-    temp.kept = true;
-    // Make the rename itself durable (best effort: not every file system allows it).
-    if let Ok(d) = tokio::fs::File::open(dir).await {
-        let _ = d.sync_all().await;
+    let t = Instant::now();
+    // The header's checksum first: a file of another version fails before its body is read.
+    let header = read_header(partial).map_err(FetchError::Table)?;
+    if header.checksum != announced {
+        return Err(FetchError::ChecksumNotAnnounced {
+            file: file.to_string(),
+            announced,
+            header: header.checksum,
+        });
     }
-    let secs = start.elapsed().as_secs_f64();
+    let header = tokio::task::spawn_blocking(move || verify_file(&path, &name))
+        .await
+        .map_err(|e| {
+            FetchError::Table(TableFileError::Io {
+                path: partial.to_path_buf(),
+                error: std::io::Error::other(format!("the check did not finish: {e}")),
+            })
+        })?
+        .map_err(FetchError::Table)?;
+    if header.checksum != announced {
+        return Err(FetchError::ChecksumNotAnnounced {
+            file: file.to_string(),
+            announced,
+            header: header.checksum,
+        });
+    }
+    let bytes = header.body_len.saturating_add(HEADER_LEN as u64);
     tracing::info!(
         file,
-        bytes = announced,
-        "fetched table file {file} ({:.1} MB in {secs:.1} s, checksum verified)",
-        announced as f64 / 1e6
+        bytes,
+        "checked {file} ({:.2} GB) in {:.1} s",
+        bytes as f64 / 1e9,
+        t.elapsed().as_secs_f64()
     );
-    Ok(FetchedFile {
-        file: file.to_string(),
-        path: target,
-        bytes: announced,
-        checksum,
-    })
+    Ok(header.checksum)
 }
 
 /// Fetches the files of the catalog tables `names` that are missing in `dir`: the required
@@ -384,7 +594,23 @@ pub async fn fetch_tables(
 
 #[cfg(test)]
 mod tests {
-    use super::valid_name;
+    use super::{open_locked, partial_path, valid_name, FetchError};
+
+    #[tokio::test]
+    async fn a_second_fetch_of_the_same_file_is_refused_while_the_first_holds_it() {
+        let dir = std::env::temp_dir().join(format!("cubeswarm-fetch-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let partial = partial_path(&dir, "cocsep");
+        let first = open_locked(&dir, "cocsep", &partial).unwrap();
+        let second = open_locked(&dir, "cocsep", &partial);
+        assert!(matches!(second, Err(FetchError::Busy { .. })), "{second:?}");
+        drop(first);
+        assert!(
+            open_locked(&dir, "cocsep", &partial).is_ok(),
+            "the lock went with the file"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn names_cannot_hide_paths() {

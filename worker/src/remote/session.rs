@@ -128,6 +128,9 @@ pub enum WorkerError {
     /// A table could not be fetched.
     #[error("{0}")]
     Fetch(FetchError),
+    /// The tables cannot be held in memory as `--memory` asks on this host.
+    #[error("{0}")]
+    Memory(super::memory_fit::MemoryFitError),
     /// The executor could not start.
     #[error("cannot start the solver threads: {0}")]
     Executor(crate::Error),

@@ -139,6 +139,19 @@ impl TableSet {
         &self.tables
     }
 
+    /// The bytes of every file the tables read (each file once).
+    pub fn bytes(&self) -> u64 {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut total = 0u64;
+        for f in self.tables.iter().flat_map(|t| &t.files) {
+            if !seen.contains(&f.file.as_str()) {
+                seen.push(&f.file);
+                total = total.saturating_add(f.bytes);
+            }
+        }
+        total
+    }
+
     /// The tables' catalog names.
     pub fn names(&self) -> Vec<&str> {
         self.tables.iter().map(|t| t.name.as_str()).collect()
@@ -237,7 +250,9 @@ fn check_file(dir: &Path, file: &str) -> Result<CheckedFile, TableSetError> {
     table.verify().map_err(TableSetError::Damaged)?;
     tracing::info!(
         file,
-        "table file {file} is intact ({:.1} s)",
+        bytes,
+        "checked {file} ({:.2} GB) in {:.1} s: intact",
+        bytes as f64 / 1e9,
         start.elapsed().as_secs_f64()
     );
     Ok(CheckedFile {

@@ -3,7 +3,9 @@
 
 use super::{connect_failed, seed, Prepared, SessionOptions, WorkerConfig, WorkerError};
 use crate::remote::fetch::{fetch_tables, FetchError};
-use crate::remote::tableset::{TableSet, TableSetError};
+use crate::remote::memory_fit::{memory_fit, HostMemory};
+use crate::remote::tableset::TableSet;
+use crate::TableMemory;
 use proto::backoff::Backoff;
 use proto::catalog;
 use std::sync::Arc;
@@ -29,20 +31,40 @@ pub async fn prepare(config: &WorkerConfig) -> Result<Prepared, WorkerError> {
     let choice = config.tables.clone();
     let memory = config.memory;
     let blocking = tokio::task::spawn_blocking(move || {
-        let tables = TableSet::check(&dir, &choice)?;
-        let engines = tables.open(memory)?;
-        Ok::<_, TableSetError>(Prepared {
+        let tables = TableSet::check(&dir, &choice).map_err(WorkerError::Tables)?;
+        fits(&tables, memory)?;
+        let engines = tables.open(memory).map_err(WorkerError::Tables)?;
+        Ok::<_, WorkerError>(Prepared {
             tables,
             engines: Arc::new(engines),
         })
     });
     match blocking.await {
-        Ok(r) => r.map_err(WorkerError::Tables),
+        Ok(r) => r,
         Err(e) => Err(WorkerError::Executor(crate::Error::Io {
             path: config.tables_dir.clone(),
             error: std::io::Error::other(format!("checking the tables did not finish: {e}")),
         })),
     }
+}
+
+/// Refuses a `--memory` mode the tables cannot be held in on this host, and logs which
+/// mode to use when they take more than half of it (see [`memory_fit`]).
+fn fits(tables: &TableSet, memory: TableMemory) -> Result<(), WorkerError> {
+    let Some(host) = HostMemory::detect().map_err(WorkerError::Memory)? else {
+        return Ok(());
+    };
+    let bytes = tables.bytes();
+    match memory_fit(bytes, host, memory).map_err(WorkerError::Memory)? {
+        Some(advice) => tracing::warn!(bytes, total = host.total, "{advice}"),
+        None => tracing::debug!(
+            bytes,
+            total = host.total,
+            available = host.available,
+            "the tables fit in memory as asked"
+        ),
+    }
+    Ok(())
 }
 
 /// Whether a fetch failure may go away by trying again (the coordinator is away or
