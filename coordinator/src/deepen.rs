@@ -54,7 +54,10 @@ pub struct Deep {
     /// Latest node count of each prefix's subtree (ranks the next depth).
     counts: Vec<u64>,
     /// Latest node count of each unit below a prefix (see [`cut`]), by unit id.
-    child_counts: HashMap<u32, u64>,
+    child_counts: HashMap<u32, (u64, u8)>,
+    /// The depth each of `counts` was taken at (a depth started early is ranked on
+    /// counts of two depths).
+    count_depth: Vec<u8>,
     /// Units searched as their children (see [`cut`]).
     split: BTreeSet<u32>,
     /// The deepest depth proved empty by subtree jobs, and its nodes (sizes the next).
@@ -173,6 +176,7 @@ pub fn after_shallow(
         current: lb.max(searched.min_length).max(cap + 1),
         counts: Vec::new(),
         child_counts: HashMap::new(),
+        count_depth: Vec::new(),
         split: BTreeSet::new(),
         last_full: None,
         depths: BTreeMap::new(),
@@ -245,13 +249,17 @@ impl Deep {
                 continue;
             };
             if cut::level(i) > 0 {
-                self.child_counts.insert(i, r.nodes);
+                self.child_counts.insert(i, (r.nodes, depth));
             } else {
                 let i = i as usize;
                 if i >= self.counts.len() {
                     self.counts.resize(i + 1, 0);
                 }
+                if i >= self.count_depth.len() {
+                    self.count_depth.resize(i + 1, 0);
+                }
                 self.counts[i] = r.nodes;
+                self.count_depth[i] = depth;
             }
             self.nodes += r.nodes;
             state.nodes += r.nodes;
@@ -344,12 +352,29 @@ impl Deep {
         if n == 0 {
             return Vec::new();
         }
+        // Counts of an older depth stand for 13 times as many nodes per move of depth:
+        // a depth started early is ranked on the previous depth's counts where they are
+        // in, and on the one before for the rest.
+        let newest = (self.count_depth.iter())
+            .chain(self.child_counts.values().map(|(_, d)| d))
+            .copied()
+            .max()
+            .unwrap_or(0);
+        let norm = |c: u64, d: u8| {
+            c.saturating_mul(13u64.saturating_pow(u32::from(newest.saturating_sub(d))))
+        };
+        let counts: Vec<u64> = (self.counts.iter().enumerate())
+            .map(|(i, &c)| norm(c, self.count_depth.get(i).copied().unwrap_or(newest)))
+            .collect();
+        let children: HashMap<u32, u64> = (self.child_counts.iter())
+            .map(|(&u, &(c, d))| (u, norm(c, d)))
+            .collect();
         // Units split at an earlier depth are counted by their children.
-        let total: u64 = (self.counts.iter().enumerate())
+        let total: u64 = (counts.iter().enumerate())
             .filter(|(i, _)| !self.split.contains(&(*i as u32)))
             .map(|(_, &c)| c)
             .sum::<u64>()
-            + (self.child_counts.iter())
+            + (children.iter())
                 .filter(|(u, _)| !self.split.contains(u))
                 .map(|(_, &c)| c)
                 .sum::<u64>();
@@ -367,8 +392,8 @@ impl Deep {
         let out = cut::cut(
             prefixes,
             &Counts {
-                prefixes: &self.counts,
-                children: &self.child_counts,
+                prefixes: &counts,
+                children: &children,
                 split: &self.split,
             },
             plan,
