@@ -33,7 +33,7 @@ pub fn child_id(id: u32, m: Move) -> Option<u32> {
         return None;
     }
     let payload = u64::from(id & PAYLOAD) * 18 + m.index() as u64;
-    (payload <= u64::from(PAYLOAD)).then(|| (l << LEVEL_SHIFT) | payload as u32)
+    (payload <= u64::from(PAYLOAD)).then_some((l << LEVEL_SHIFT) | payload as u32)
 }
 
 /// The moves of unit `id`.
@@ -125,13 +125,13 @@ pub fn cut(prefixes: &[Vec<Move>], counts: &Counts<'_>, plan: Plan) -> Cut {
         }
     };
     for (id, c) in units {
-        if total > 0 && c as f64 > target && child_id(id, Move::ALL[0]).is_some() {
+        if total > 0 && c as f64 > target && child_id(id, Move::ALL[17]).is_some() {
             // Too big for any job here: its children, in move order, each cut again
             // while it is still too big, grouped as they fit.
             push(&mut out, &mut cur, &mut acc);
             let mut stack = vec![(id, c)];
             while let Some((u, uc)) = stack.pop() {
-                if uc as f64 > target && child_id(u, Move::ALL[0]).is_some() {
+                if uc as f64 > target && child_id(u, Move::ALL[17]).is_some() {
                     out.newly_split.push(u);
                     let kids = kids(prefixes, u, uc, counts.children);
                     stack.extend(kids.into_iter().rev());
