@@ -405,5 +405,10 @@ impl Deep {
 
 /// How many prefixes a depth has (the counts table grows on demand beyond the hint).
 fn prefix_count_hint(prefixes: &[u32]) -> usize {
-    prefixes.iter().map(|&i| i as usize + 1).max().unwrap_or(0)
+    // Only prefixes: a split unit's id is far past them (see [`cut`]).
+    (prefixes.iter())
+        .filter(|&&i| cut::level(i) == 0)
+        .map(|&i| i as usize + 1)
+        .max()
+        .unwrap_or(0)
 }
