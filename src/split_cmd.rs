@@ -17,8 +17,9 @@ pub struct SplitArgs {
     /// Threads (job slots) of each worker.
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Jobs each worker holds beyond its threads (started as soon as a thread frees).
-    #[arg(long, default_value_t = 0)]
+    /// Jobs each worker holds beyond its threads (started as soon as a thread frees)
+    /// [default: a cluster worker's, 1; 0 is the embedded executor].
+    #[arg(long, default_value_t = coordinator::server::QUEUED_AHEAD)]
     queue_ahead: usize,
     /// One-way message latency, milliseconds.
     #[arg(long, default_value_t = 1.0)]

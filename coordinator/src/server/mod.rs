@@ -23,7 +23,7 @@ mod tables;
 mod workers;
 
 pub use clients::ClientTx;
-pub use workers::{RemoteWorker, WorkerTx};
+pub use workers::{RemoteWorker, WorkerTx, QUEUED_AHEAD};
 
 use self::clients::ClientsSvc;
 use self::metrics::Metrics;
