@@ -115,6 +115,14 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
         a.threads,
         a.latency
     );
+    if !h.all_solutions {
+        // Its optimal depth holds only the solutions the recording found first: an order
+        // that reaches another solution first searches on to a known one.
+        println!(
+            "note: the trace was recorded for the first solution only ({} known); a replay whose order differs from the recording's may search past solutions the trace does not hold (record with --all for a faithful replay)",
+            h.solutions.len()
+        );
+    }
     let report = replay(&trace, &opts).context("replaying the trace")?;
     if a.timeline {
         print_timeline(&report);

@@ -215,6 +215,27 @@ impl Deep {
             .map(|n| (n as usize).saturating_sub(found).max(1))
     }
 
+    /// Whether `depth`, started early (beyond the current one), already holds every
+    /// solution asked for: its other jobs can only add nodes, since its answer stands
+    /// unless the current depth finds one, which would void it anyway.
+    pub fn settled_early(&self, settings: &Settings, depth: u8) -> bool {
+        let Some(want) = settings.max_solutions else {
+            return false;
+        };
+        depth > self.current
+            && self
+                .depths
+                .get(&depth)
+                .is_some_and(|d| d.found.len() >= want as usize)
+    }
+
+    /// Forgets the open jobs of `depth` (they were dropped).
+    pub fn close_jobs(&mut self, depth: u8) {
+        if let Some(d) = self.depths.get_mut(&depth) {
+            d.open.clear();
+        }
+    }
+
     /// Registers `depth` as started.
     pub fn open_depth(&mut self, depth: u8) {
         self.depths.entry(depth).or_default();

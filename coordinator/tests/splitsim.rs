@@ -159,6 +159,63 @@ fn early_start_on_idle_slots_is_counted_and_cancelled() {
 }
 
 #[test]
+fn an_early_depth_that_found_its_solution_stops_its_other_jobs() {
+    // Depth 13's prefix 0 runs long (20,000 µs); depth 14, started early on the slots
+    // freed meanwhile, finds its solution under prefix 40,000 quickly. That answer
+    // stands unless depth 13 finds one (which would void all of depth 14), so prefix
+    // 10's 50,000 nodes are of no use: its job must stop when the solution is in, not
+    // when depth 13 ends.
+    let mut trace = hand_trace();
+    let n = trace.depths[&13].counts.len();
+    let mut set = |depth: u8, at: &[(usize, u64)]| {
+        let c = &mut trace.depths.get_mut(&depth).unwrap().counts;
+        *c = vec![0; n];
+        for &(i, v) in at {
+            c[i] = v;
+        }
+    };
+    set(13, &[(0, 20_000), (30_000, 3_000)]);
+    set(14, &[(10, 50_000), (40_000, 2_000)]);
+    let opts = SplitOptions {
+        workers: 1,
+        threads: 3,
+        latency_us: 1_000,
+        config: Config {
+            jobs_per_slot: 1,
+            ..Config::default()
+        },
+        ..SplitOptions::default()
+    };
+    let r = simulate(&trace, &opts).unwrap();
+    assert_eq!(r.solutions, trace.solutions());
+    let end13 = r
+        .jobs
+        .iter()
+        .filter(|j| j.depth == 13)
+        .map(|j| j.end_us)
+        .max()
+        .unwrap();
+    let solved = r
+        .jobs
+        .iter()
+        .filter(|j| j.depth == 14 && !j.cancelled && j.nodes > 0)
+        .map(|j| j.end_us)
+        .min()
+        .unwrap();
+    assert!(solved < end13, "the solution came first: {:?}", r.jobs);
+    let heavy = r
+        .jobs
+        .iter()
+        .find(|j| j.depth == 14 && j.cancelled)
+        .unwrap();
+    // Cancelled one round trip after the solution's result (1,000 there, 1,000 back),
+    // well before depth 13 ends.
+    assert_eq!(heavy.end_us, solved + 2_000, "{:?}", r.jobs);
+    assert!(heavy.end_us < end13);
+    assert_eq!(r.nodes, r.jobs.iter().map(|j| j.nodes).sum::<u64>());
+}
+
+#[test]
 fn a_trace_survives_writing_and_reading() {
     let trace = hand_trace();
     let mut text = Vec::new();

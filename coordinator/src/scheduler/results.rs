@@ -109,10 +109,18 @@ impl Scheduler {
                 let nodes: u64 = results.iter().map(|r| r.nodes).sum();
                 self.counters.nodes += nodes;
                 let key = PosKey { req, seq };
-                let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
+                let Some(r) = self.requests.get_mut(&req) else {
+                    return;
+                };
+                let settings = &r.settings;
+                let Some(split) = r.lines.get_mut(seq).and_then(|p| p.split.as_mut()) else {
                     return;
                 };
                 split.deep.absorb(result.id, depth, &prefixes, results);
+                if split.deep.settled_early(settings, depth) {
+                    split.deep.close_jobs(depth);
+                    self.drop_depth_jobs(key, depth);
+                }
                 self.advance(key);
             }
             // A result of another shape than its job: `complete` refused it already.
@@ -253,6 +261,34 @@ impl Scheduler {
             None => return,
         };
         for id in ids {
+            let Some(j) = self.remove_job(id) else {
+                continue;
+            };
+            if let Some(exec) = j.lease {
+                self.free_slot(exec, id);
+                self.actions.push(Action::Cancel { on: exec, job: id });
+            }
+        }
+    }
+
+    /// Cancels the open subtree jobs of one depth of a position (queued ones are
+    /// forgotten, running ones told to stop).
+    pub(super) fn drop_depth_jobs(&mut self, key: PosKey, depth: u8) {
+        let ids = match self.pos_mut(key) {
+            Some(p) => p.jobs.take(),
+            None => return,
+        };
+        for id in ids {
+            let of_depth = self
+                .jobs
+                .get(&id)
+                .is_some_and(|j| matches!(j.kind, Kind::Subtrees { depth: d, .. } if d == depth));
+            if !of_depth {
+                if let Some(p) = self.pos_mut(key) {
+                    p.jobs.insert(id);
+                }
+                continue;
+            }
             let Some(j) = self.remove_job(id) else {
                 continue;
             };
