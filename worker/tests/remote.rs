@@ -134,7 +134,7 @@ fn chunk(offset: u64, data: &[u8]) -> wire::FetchResponse {
     wire::FetchResponse {
         msg: Some(fetch_response::Msg::Chunk(wire::Chunk {
             offset,
-            data: data.to_vec(),
+            data: data.to_vec().into(),
         })),
     }
 }
