@@ -177,3 +177,29 @@ impl tables_server::Tables for TablesSvc {
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{chunk_end, CHUNK, HEADER_LEN};
+
+    #[test]
+    fn chunks_follow_the_body_grid_from_any_offset() {
+        let h = HEADER_LEN as u64;
+        let len = h + 3 * CHUNK + 10;
+        // The header alone, then whole chunks of body, then the short last one.
+        let mut ends = vec![];
+        let mut at = 0;
+        while at < len {
+            at = chunk_end(at, len, CHUNK);
+            ends.push(at);
+        }
+        assert_eq!(ends, [h, h + CHUNK, h + 2 * CHUNK, h + 3 * CHUNK, len]);
+        // A resume inside the header or the body falls back on the grid at once.
+        assert_eq!(chunk_end(100, len, CHUNK), h);
+        assert_eq!(chunk_end(h + 5, len, CHUNK), h + CHUNK);
+        assert_eq!(chunk_end(h + CHUNK, len, CHUNK), h + 2 * CHUNK);
+        // Never past the end, even for a file shorter than a header.
+        assert_eq!(chunk_end(0, 10, CHUNK), 10);
+        assert_eq!(chunk_end(len - 1, len, CHUNK), len);
+    }
+}
