@@ -330,7 +330,8 @@ async fn bytes_held_that_changed_on_disk_fail_the_check_of_the_resumed_file() {
     // the two attempts fails the body checksum, and nothing is put in place.
     let (bytes, script) = cocsep_script();
     let dir = scratch("resume-damaged");
-    let mut held = bytes[..300_000].to_vec();
+    // (The fake coordinator resumes on its 64 KiB chunk boundaries.)
+    let mut held = bytes[..4 * (64 << 10)].to_vec();
     held[HEADER_LEN + 1234] ^= 0x04;
     std::fs::write(worker::remote::partial_path(&dir, "cocsep"), &held).unwrap();
     let r = fetch_into(&dir, "cocsep", script.clone(), true).await;
