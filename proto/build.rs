@@ -6,6 +6,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed={file}");
     let fds = protox::compile([file], ["."])?;
     tonic_prost_build::configure()
+        // A table chunk's bytes as `Bytes`: decoded as a view of the received buffer, not
+        // copied into a vector of their own (a fetch moves gigabytes through it).
+        .bytes(".cubeswarm.v1.Chunk.data")
         .build_client(true)
         .build_server(true)
         .compile_fds(fds)?;

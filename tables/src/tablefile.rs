@@ -37,11 +37,13 @@
 //! reader sees either the old complete file or the new one. [`TableFile::open`] checks the
 //! header and the file length *before* mapping anything, so a truncated or foreign file is
 //! an error naming the path, never a crash (a short map would raise SIGBUS).
-//! [`TableFile::verify`] re-reads the whole body to check its checksum and distribution.
+//! [`TableFile::verify`] re-reads the whole body to check its checksum and distribution;
+//! [`BodyCheck`] checks the same of a body fed in pieces as it arrives (a fetch).
 
 mod error;
 mod hash;
 mod header;
+mod incremental;
 mod open;
 mod paths;
 mod stream;
@@ -53,6 +55,7 @@ mod tests;
 
 pub use error::TableFileError;
 pub use header::{TableHeader, TableMeta};
+pub use incremental::BodyCheck;
 pub use open::TableFile;
 pub use paths::{default_tables_dir, table_path};
 pub use stream::{read_header, verify_file, verify_file_with};

@@ -134,7 +134,7 @@ fn chunk(offset: u64, data: &[u8]) -> wire::FetchResponse {
     wire::FetchResponse {
         msg: Some(fetch_response::Msg::Chunk(wire::Chunk {
             offset,
-            data: data.to_vec(),
+            data: data.to_vec().into(),
         })),
     }
 }
@@ -320,6 +320,34 @@ async fn an_interrupted_fetch_resumes_from_the_bytes_held() {
     let got = fetch_into(&dir, "cocsep", script, true).await.unwrap();
     assert_eq!(got.resumed_from, held as u64);
     assert_eq!(entries(&dir), ["cocsep.tbl"], "the partial file is gone");
+    assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bytes_held_that_changed_on_disk_fail_the_check_of_the_resumed_file() {
+    // The bytes a resume keeps never pass through the receive loop: they are read back
+    // from the partial file and hashed with the rest. One of them damaged on disk between
+    // the two attempts fails the body checksum, and nothing is put in place.
+    let (bytes, script) = cocsep_script();
+    let dir = scratch("resume-damaged");
+    // (The fake coordinator resumes on its 64 KiB chunk boundaries.)
+    let mut held = bytes[..4 * (64 << 10)].to_vec();
+    held[HEADER_LEN + 1234] ^= 0x04;
+    std::fs::write(worker::remote::partial_path(&dir, "cocsep"), &held).unwrap();
+    let r = fetch_into(&dir, "cocsep", script.clone(), true).await;
+    assert!(
+        matches!(
+            r,
+            Err(FetchError::Table(TableFileError::ChecksumMismatch { .. }))
+        ),
+        "{r:?}"
+    );
+    assert!(
+        entries(&dir).is_empty(),
+        "the damaged partial file is removed"
+    );
+    let got = fetch_into(&dir, "cocsep", script, true).await.unwrap();
+    assert_eq!(got.resumed_from, 0);
     assert_eq!(std::fs::read(table_path(&dir, "cocsep")).unwrap(), bytes);
 }
 

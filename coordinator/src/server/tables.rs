@@ -1,5 +1,8 @@
 //! The Tables service: the table files this coordinator serves, listed and streamed in
-//! chunks to workers that lack them, from the offset a resuming worker asks for.
+//! chunks to workers that lack them, from the offset a resuming worker asks for. Each
+//! chunk is read off the async threads into a buffer of its own (not zeroed first) that
+//! the message then owns; chunks are 4 MiB of body on the body's 1 MiB checksum grid, so
+//! a receiver that hashes what it receives finds whole checksum chunks where they lie.
 //!
 //! For tests only, the environment variable [`CUT_AFTER_ENV`]`=N` makes every stream end
 //! with UNAVAILABLE once it has sent N bytes of the file (the last chunk cut short): an
@@ -9,14 +12,29 @@ use super::{BoxStream, Shared};
 use proto::wire::{self as w, tables_server};
 use proto::Error;
 use std::sync::Arc;
+use tables::tablefile::{BODY_CHUNK, HEADER_LEN};
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
 
 pub(super) struct TablesSvc(pub(super) Arc<Shared>);
 
-/// Bytes per chunk of a table stream.
-const CHUNK: usize = 1 << 20;
+/// Bytes per chunk of a table stream: a whole number of the body's checksum chunks, so
+/// that a receiver that hashes what it receives finds them whole where they lie.
+const CHUNK: u64 = 4 * BODY_CHUNK as u64;
+
+/// Where the chunk of a `len`-byte file that starts at `offset` ends: the header alone,
+/// then the body in `chunk`-byte pieces counted from the body's start (the first piece of
+/// a resumed stream shorter, to fall back on that grid), the last piece shorter.
+fn chunk_end(offset: u64, len: u64, chunk: u64) -> u64 {
+    let header = HEADER_LEN as u64;
+    let end = if offset < header {
+        header
+    } else {
+        header + ((offset - header) / chunk + 1) * chunk
+    };
+    end.min(len)
+}
 
 /// The test-only failpoint (see the module documentation).
 pub const CUT_AFTER_ENV: &str = "CUBESWARM_FETCH_CUT_AFTER";
@@ -43,7 +61,6 @@ impl tables_server::Tables for TablesSvc {
         &self,
         req: Request<w::FetchRequest>,
     ) -> Result<Response<Self::FetchStream>, Status> {
-        use tokio::io::AsyncReadExt;
         let w::FetchRequest { file: name, offset } = req.into_inner();
         let Some(f) = self.0.files.get(&name).cloned() else {
             return Err(Error::FileNotServed {
@@ -76,65 +93,80 @@ impl tables_server::Tables for TablesSvc {
                 })?;
             tracing::info!(file = %name, offset, "resuming a fetch of {name} at byte {offset}");
         }
-        let cut = cut_after();
+        let cut = cut_after().map(|limit| (offset, limit));
+        let file = file.into_std().await;
         let (tx, rx) = mpsc::channel(4);
         tokio::spawn(async move {
             use w::fetch_response::Msg;
-            if tx
-                .send(Ok(w::FetchResponse {
-                    msg: Some(Msg::Start(w::FetchStart {
-                        info: Some(f.info.clone()),
-                    })),
-                }))
-                .await
-                .is_err()
-            {
+            let start = w::FetchResponse {
+                msg: Some(Msg::Start(w::FetchStart {
+                    info: Some(f.info.clone()),
+                })),
+            };
+            if tx.send(Ok(start)).await.is_err() {
                 return;
             }
-            let first = offset;
-            let mut offset = offset;
-            loop {
-                let want = match cut {
-                    Some(limit) => {
-                        let left = (first + limit).saturating_sub(offset);
-                        if left == 0 {
-                            let _ = tx
-                                .send(Err(Status::unavailable(format!(
-                                    "failpoint {CUT_AFTER_ENV}: the stream was cut after \
-                                     {limit} bytes"
-                                ))))
-                                .await;
-                            return;
-                        }
-                        CHUNK.min(usize::try_from(left).unwrap_or(CHUNK))
-                    }
-                    None => CHUNK,
-                };
-                let mut buf = vec![0u8; want];
-                let mut filled = 0;
-                while filled < want {
-                    match file.read(&mut buf[filled..]).await {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) => {
-                            let _ = tx
-                                .send(Err(Error::FileUnreadable {
-                                    path: f.path.display().to_string(),
-                                    reason: e.to_string(),
-                                }
-                                .into()))
-                                .await;
-                            return;
-                        }
-                    }
+            let unreadable = |e: std::io::Error| -> Status {
+                Error::FileUnreadable {
+                    path: f.path.display().to_string(),
+                    reason: e.to_string(),
                 }
-                if filled == 0 {
+                .into()
+            };
+            let mut file = Some(file);
+            let mut offset = offset;
+            while offset < f.info.bytes {
+                let end = chunk_end(offset, f.info.bytes, CHUNK);
+                let end = match cut {
+                    Some((first, limit)) if offset >= first.saturating_add(limit) => {
+                        let _ = tx
+                            .send(Err(Status::unavailable(format!(
+                                "failpoint {CUT_AFTER_ENV}: the stream was cut after \
+                                 {limit} bytes"
+                            ))))
+                            .await;
+                        return;
+                    }
+                    Some((first, limit)) => end.min(first.saturating_add(limit)),
+                    None => end,
+                };
+                // The read off the async threads, into a buffer that is not zeroed first.
+                let Some(mut held) = file.take() else { return };
+                let want = end - offset;
+                let read = tokio::task::spawn_blocking(move || {
+                    let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
+                    let r = std::io::Read::read_to_end(
+                        &mut std::io::Read::take(&mut held, want),
+                        &mut buf,
+                    );
+                    (held, r.map(|_| buf))
+                })
+                .await;
+                let buf = match read {
+                    Ok((held, Ok(buf))) => {
+                        file = Some(held);
+                        buf
+                    }
+                    Ok((_, Err(e))) => {
+                        let _ = tx.send(Err(unreadable(e))).await;
+                        return;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(unreadable(std::io::Error::other(e)))).await;
+                        return;
+                    }
+                };
+                // A file shorter than announced (changed since it was listed): the stream
+                // ends early, and the receiver says so.
+                if buf.is_empty() {
                     return;
                 }
-                buf.truncate(filled);
-                let n = filled as u64;
+                let n = buf.len() as u64;
                 let msg = w::FetchResponse {
-                    msg: Some(Msg::Chunk(w::Chunk { offset, data: buf })),
+                    msg: Some(Msg::Chunk(w::Chunk {
+                        offset,
+                        data: buf.into(),
+                    })),
                 };
                 if tx.send(Ok(msg)).await.is_err() {
                     return;
@@ -143,5 +175,31 @@ impl tables_server::Tables for TablesSvc {
             }
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{chunk_end, CHUNK, HEADER_LEN};
+
+    #[test]
+    fn chunks_follow_the_body_grid_from_any_offset() {
+        let h = HEADER_LEN as u64;
+        let len = h + 3 * CHUNK + 10;
+        // The header alone, then whole chunks of body, then the short last one.
+        let mut ends = vec![];
+        let mut at = 0;
+        while at < len {
+            at = chunk_end(at, len, CHUNK);
+            ends.push(at);
+        }
+        assert_eq!(ends, [h, h + CHUNK, h + 2 * CHUNK, h + 3 * CHUNK, len]);
+        // A resume inside the header or the body falls back on the grid at once.
+        assert_eq!(chunk_end(100, len, CHUNK), h);
+        assert_eq!(chunk_end(h + 5, len, CHUNK), h + CHUNK);
+        assert_eq!(chunk_end(h + CHUNK, len, CHUNK), h + 2 * CHUNK);
+        // Never past the end, even for a file shorter than a header.
+        assert_eq!(chunk_end(0, 10, CHUNK), 10);
+        assert_eq!(chunk_end(len - 1, len, CHUNK), len);
     }
 }

@@ -73,13 +73,7 @@ fn count_small(bytes: &[u8], entries: u64, bits: u8, h: &mut [u64; BUCKETS]) {
         .min(bytes.len());
     let (whole, rest) = bytes.split_at(full);
     if bits == 2 {
-        // 16-bit lanes: flush before any lane can reach 2^16 (4 per byte).
-        for block in whole.chunks(8192) {
-            let acc: u64 = block.iter().map(|&b| CRUMB_COUNTS[b as usize]).sum();
-            for (v, slot) in h.iter_mut().take(4).enumerate() {
-                *slot += (acc >> (16 * v)) & 0xffff;
-            }
-        }
+        count_crumbs(whole, h);
     } else {
         // Count byte values (four interleaved histograms, so runs of one value do not
         // serialise on one counter), then split each byte value into its two nibbles.
@@ -106,6 +100,39 @@ fn count_small(bytes: &[u8], entries: u64, bits: u8, h: &mut [u64; BUCKETS]) {
         for k in 0..left as u32 {
             h[((b >> (k * u32::from(bits))) & mask) as usize] += 1;
         }
+    }
+}
+
+/// The counts of 0, 1, 2 and 3 among the 2-bit fields of `bytes` (all of them), added
+/// to `h[0..4]`. Eight bytes at a time by population counts: with `lo` the fields' low
+/// bits and `hi` their high bits, value 3 is `lo & hi`, 2 is `hi & !lo`, 1 is `lo & !hi`
+/// (a few instructions per 32 entries, where a table lookup per byte takes one load and
+/// add per 4 entries: the distribution check of a fetched H48 table is this loop).
+fn count_crumbs(bytes: &[u8], h: &mut [u64; BUCKETS]) {
+    const LOW: u64 = 0x5555_5555_5555_5555;
+    let mut words = bytes.chunks_exact(8);
+    let (mut ones, mut twos, mut threes) = (0u64, 0u64, 0u64);
+    for w in &mut words {
+        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
+        let lo = w & LOW;
+        let hi = (w >> 1) & LOW;
+        threes += u64::from((lo & hi).count_ones());
+        twos += u64::from((hi & !lo).count_ones());
+        ones += u64::from((lo & !hi).count_ones());
+    }
+    let fields = (bytes.len() - words.remainder().len()) as u64 * 4;
+    h[0] += fields - ones - twos - threes;
+    h[1] += ones;
+    h[2] += twos;
+    h[3] += threes;
+    // The last bytes: a table lookup (16-bit lanes, fewer than 8 bytes).
+    let acc: u64 = words
+        .remainder()
+        .iter()
+        .map(|&b| CRUMB_COUNTS[b as usize])
+        .sum();
+    for (v, slot) in h.iter_mut().take(4).enumerate() {
+        *slot += (acc >> (16 * v)) & 0xffff;
     }
 }
 

@@ -516,3 +516,56 @@ fn the_streaming_check_agrees_with_the_mapped_one_piece_by_piece() {
         Err(TableFileError::TooShort { .. })
     ));
 }
+
+#[test]
+fn a_body_fed_in_pieces_of_any_size_checks_as_the_whole_file_does() {
+    let dir = TempDir::new("incremental");
+    // A body of three checksum chunks (the last one short).
+    let path = write_sample(&dir.0, "t", 5_000_000);
+    let header = read_header(&path).unwrap();
+    let full = fs::read(&path).unwrap();
+    let body = &full[HEADER_LEN..];
+    let feed = |body: &[u8], sizes: &[usize]| {
+        let mut check = BodyCheck::new(&path, header.clone());
+        let mut at = 0;
+        for &n in sizes.iter().cycle() {
+            if at == body.len() {
+                break;
+            }
+            let end = (at + n).min(body.len());
+            check.feed(&body[at..end]);
+            at = end;
+        }
+        assert_eq!(check.fed(), body.len() as u64);
+        check.finish()
+    };
+    // Whole chunks, pieces across chunk boundaries (a stream aligned on the file, not the
+    // body), single bytes at the seams, everything at once.
+    let whole = 1 << 20;
+    for sizes in [
+        &[whole][..],
+        &[whole - HEADER_LEN, HEADER_LEN][..],
+        &[1, whole - 1, 7, 3 * whole][..],
+        &[333_333][..],
+        &[body.len()][..],
+    ] {
+        assert_eq!(feed(body, sizes).unwrap(), header, "{sizes:?}");
+    }
+    // One flipped bit in the last chunk, a byte short, a byte too many: typed errors.
+    let mut bad = body.to_vec();
+    bad[2 * whole + 5] ^= 0x10;
+    let err = feed(&bad, &[whole - HEADER_LEN]).unwrap_err();
+    assert!(
+        matches!(err, TableFileError::ChecksumMismatch { .. }),
+        "{err:?}"
+    );
+    let err = feed(&body[..body.len() - 1], &[whole]).unwrap_err();
+    assert!(matches!(err, TableFileError::Truncated { .. }), "{err:?}");
+    let mut long = body.to_vec();
+    long.push(0);
+    let err = feed(&long, &[whole]).unwrap_err();
+    assert!(
+        matches!(err, TableFileError::TrailingData { .. }),
+        "{err:?}"
+    );
+}

@@ -2,11 +2,17 @@
 //! needs neither a shared volume nor a long build.
 //!
 //! The stream is a `Start` (file, checksum, length) then the bytes in `Chunk`s, in order.
-//! [`fetch_file`] writes them to `<dir>/<file>.tbl.fetch` (locked while a fetch writes
-//! it), refusing any gap, overlap or excess at once, then checks the total length, syncs,
-//! checks the whole file (header, announced checksum, body checksum and distribution,
-//! read through a fixed buffer: the file is never held in memory), and only then renames
-//! it into place. A reader sees the old file (or none), never a partial or damaged one.
+//! [`fetch_file`] hands them to a writer thread (`sink`) that writes them to
+//! `<dir>/<file>.tbl.fetch` (locked while a fetch writes it) and hashes the body as it
+//! writes it, while the next chunks are received; any gap, overlap or excess is refused at
+//! once. Once every announced byte is written, the file is synced and checked: the header
+//! (read back from the file) against the name and the announced checksum, the length on
+//! disk, the body checksum and distribution of the bytes written. The file is never read
+//! a second time and never held in memory (a few chunks of 4 MiB at most are in flight),
+//! and only then is it renamed into place. A reader sees the old file (or none), never a
+//! partial or damaged one. (Reading the file back after the sync would read the page
+//! cache, which holds the very bytes hashed, not the disk; the worker reads and checks
+//! the file again anyway before it serves it.)
 //!
 //! **Resuming.** A transfer cut short (the coordinator or the link went away, the process
 //! was killed) leaves its bytes in `<file>.tbl.fetch`, which `tables list` reports as a
@@ -15,20 +21,23 @@
 //! body checksum of the header held. A file changed on the coordinator in between
 //! (another checksum or length) is fetched again from zero, with a message, so two
 //! versions are never spliced; so is a partial file whose header does not read, and a
-//! coordinator that ignores offsets (it sends from byte 0) is followed from zero. A
-//! stream that breaks protocol (a gap, excess) or a file that fails its checks removes
-//! the partial file.
+//! coordinator that ignores offsets (it sends from byte 0) is followed from zero. The
+//! bytes held are read back from the file and hashed before the rest is appended, so the
+//! final check covers them too. A stream that breaks protocol (a gap, excess) or a file
+//! that fails its checks removes the partial file.
 
 use proto::catalog;
 use proto::transport::Authed;
 use proto::wire::{self, fetch_response, tables_client::TablesClient};
+use sink::{Piece, Sink, Target, Written};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tables::tablefile::{
-    read_header, table_path, verify_file, TableFileError, HEADER_LEN, NAME_LEN,
+    read_header, table_path, TableFileError, TableHeader, HEADER_LEN, NAME_LEN,
 };
-use tokio::io::{AsyncSeekExt, AsyncWriteExt};
+
+mod sink;
 
 /// Why a fetch failed. Nothing was put in place; the bytes received are kept for a resume
 /// when the transfer was only interrupted ([`FetchError::Rpc`], [`FetchError::Truncated`],
@@ -211,39 +220,48 @@ pub async fn fetch_file(
             error,
         })?;
     let partial = partial_path(dir, file);
-    let mut out = open_locked(dir, file, &partial)?;
-    let result = receive(client, file, &partial, &mut out).await;
-    // Whatever happened, the bytes written reach the file (a resume starts from them).
-    let flushed = out.flush().await.map_err(io_error(&partial));
-    let (info, resumed_from) = match result.and_then(|r| flushed.map(|()| r)) {
+    let out = open_locked(dir, file, &partial)?;
+    let Received {
+        info,
+        resumed_from,
+        written,
+        header,
+    } = match receive(client, file, &partial, out).await {
         Ok(r) => r,
         Err(e) => {
+            // The partial file was closed by the writer: its bytes are on it.
             if !keeps_partial(&e) {
-                drop(out);
                 let _ = std::fs::remove_file(&partial);
             }
             return Err(e);
         }
     };
-    out.sync_all().await.map_err(io_error(&partial))?;
-    let checked = check(&partial, file, info.checksum).await;
-    drop(out);
-    let checksum = match checked {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = std::fs::remove_file(&partial);
-            return Err(e);
-        }
-    };
+    let checksum = header.checksum;
     let target = table_path(dir, file);
-    tokio::fs::rename(&partial, &target)
+    // Renamed while still open, so the lock covers it until it is in place.
+    let renamed = tokio::fs::rename(&partial, &target)
         .await
-        .map_err(io_error(&target))?;
+        .map_err(io_error(&target));
+    drop(written.file);
+    renamed?;
     // Make the rename itself durable (best effort: not every file system allows it).
     if let Ok(d) = tokio::fs::File::open(dir).await {
         let _ = d.sync_all().await;
     }
     let secs = start.elapsed().as_secs_f64();
+    tracing::info!(
+        file,
+        bytes = info.bytes,
+        "checked {file} ({:.2} GB) as it was written: header, announced checksum, length, \
+         body checksum and distribution ({:.1} s of hashing{})",
+        info.bytes as f64 / 1e9,
+        written.hashing.as_secs_f64(),
+        if written.reread > 0 {
+            format!(", the {} bytes held read back from disk", written.reread)
+        } else {
+            String::new()
+        }
+    );
     tracing::info!(
         file,
         bytes = info.bytes,
@@ -280,7 +298,7 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> FetchError {
 }
 
 /// Opens (creating it if missing) the partial file, locked for this fetch.
-fn open_locked(dir: &Path, file: &str, partial: &Path) -> Result<tokio::fs::File, FetchError> {
+fn open_locked(dir: &Path, file: &str, partial: &Path) -> Result<std::fs::File, FetchError> {
     let f = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -294,7 +312,7 @@ fn open_locked(dir: &Path, file: &str, partial: &Path) -> Result<tokio::fs::File
     // goes with the descriptor when the file is closed.
     let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     if rc == 0 {
-        return Ok(tokio::fs::File::from_std(f));
+        return Ok(f);
     }
     let error = std::io::Error::last_os_error();
     if error.kind() == std::io::ErrorKind::WouldBlock {
@@ -332,23 +350,33 @@ fn held(partial: &Path, len: u64) -> (u64, Option<(u64, u64)>) {
     }
 }
 
-/// What the stream announced, and the bytes that were already held.
-type Received = (wire::TableFileInfo, u64);
+/// A transfer complete, written and checked.
+struct Received {
+    /// What the stream announced.
+    info: wire::TableFileInfo,
+    /// The bytes that were already held (0: a whole transfer).
+    resumed_from: u64,
+    /// The partial file, complete, still open and locked.
+    written: Written,
+    /// Its checked header.
+    header: TableHeader,
+}
 
 /// Runs the transfer into `out` (the locked partial file): resumes from the bytes held
 /// when the coordinator announces the same version, else from zero. Returns once every
-/// announced byte is written.
+/// announced byte is written, synced and checked; on an error the file is closed with the
+/// bytes written in it.
 async fn receive(
     client: &mut TablesClient<Authed>,
     file: &str,
     partial: &Path,
-    out: &mut tokio::fs::File,
+    out: std::fs::File,
 ) -> Result<Received, FetchError> {
     let rpc = |status| FetchError::Rpc {
         file: file.to_string(),
         status,
     };
-    let len = out.metadata().await.map_err(io_error(partial))?.len();
+    let len = out.metadata().map_err(io_error(partial))?.len();
     let (mut offset, mut version) = held(partial, len);
     loop {
         let mut stream = client
@@ -400,12 +428,42 @@ async fn receive(
                 info.bytes
             );
         }
-        out.set_len(offset).await.map_err(io_error(partial))?;
-        out.seek(std::io::SeekFrom::Start(offset))
-            .await
-            .map_err(io_error(partial))?;
-        let resumed = write_chunks(file, partial, &mut stream, out, offset, info.bytes).await?;
-        return Ok((info, resumed));
+        out.set_len(offset).map_err(io_error(partial))?;
+        let sink = Sink::start(Target {
+            file: out,
+            path: partial.to_path_buf(),
+            name: file.to_string(),
+            announced: info.bytes,
+            checksum: info.checksum,
+            held: offset,
+        });
+        let streamed = write_chunks(file, &mut stream, &sink, offset, info.bytes).await;
+        drop(stream);
+        // The writer's error first: it is why the stream stopped being read.
+        let written = sink.finish().await?;
+        let resumed_from = match streamed {
+            Ok(resumed) => resumed,
+            Err(Stop::Stream(e)) => return Err(e),
+            Err(Stop::Writer) => {
+                return Err(FetchError::Io {
+                    path: partial.to_path_buf(),
+                    error: std::io::Error::other("the writer stopped without an error"),
+                })
+            }
+        };
+        let Some(header) = written.checked.clone() else {
+            return Err(FetchError::Truncated {
+                file: file.to_string(),
+                announced: info.bytes,
+                received: written.bytes,
+            });
+        };
+        return Ok(Received {
+            info,
+            resumed_from,
+            written,
+            header,
+        });
     }
 }
 
@@ -432,20 +490,30 @@ fn check_announced(file: &str, info: &wire::TableFileInfo) -> Result<(), FetchEr
     Ok(())
 }
 
-/// Writes the stream's chunks into `out` from byte `offset` up to `announced`. A first
+/// Why [`write_chunks`] stopped early.
+enum Stop {
+    /// The stream failed or broke protocol.
+    Stream(FetchError),
+    /// The writer stopped (its error says why).
+    Writer,
+}
+
+/// Hands the stream's chunks to the writer from byte `offset` up to `announced`, checking
+/// that each starts where the previous ended and that none goes past the end. A first
 /// chunk at 0 when `offset` was asked is a coordinator that does not resume: followed from
 /// zero. Returns the offset the transfer really resumed from.
 async fn write_chunks(
     file: &str,
-    partial: &Path,
     stream: &mut tonic::Streaming<wire::FetchResponse>,
-    out: &mut tokio::fs::File,
+    sink: &Sink,
     offset: u64,
     announced: u64,
-) -> Result<u64, FetchError> {
-    let rpc = |status| FetchError::Rpc {
-        file: file.to_string(),
-        status,
+) -> Result<u64, Stop> {
+    let rpc = |status| {
+        Stop::Stream(FetchError::Rpc {
+            file: file.to_string(),
+            status,
+        })
     };
     let mut resumed = offset;
     let mut received = offset;
@@ -459,92 +527,51 @@ async fn write_chunks(
                         "the coordinator sends {file} from the start (it does not resume): \
                          discarding the {received} bytes held"
                     );
-                    out.set_len(0).await.map_err(io_error(partial))?;
-                    out.seek(std::io::SeekFrom::Start(0))
-                        .await
-                        .map_err(io_error(partial))?;
+                    if !sink.send(Piece::Restart).await {
+                        return Err(Stop::Writer);
+                    }
                     (received, resumed) = (0, 0);
                 }
                 first = false;
                 if chunk.offset != received {
-                    return Err(FetchError::Gap {
+                    return Err(Stop::Stream(FetchError::Gap {
                         file: file.to_string(),
                         expected: received,
                         offset: chunk.offset,
-                    });
+                    }));
                 }
                 let end = u64::try_from(chunk.data.len())
                     .ok()
                     .and_then(|n| received.checked_add(n))
                     .filter(|&end| end <= announced)
-                    .ok_or_else(|| FetchError::Oversize {
-                        file: file.to_string(),
-                        announced,
+                    .ok_or_else(|| {
+                        Stop::Stream(FetchError::Oversize {
+                            file: file.to_string(),
+                            announced,
+                        })
                     })?;
-                out.write_all(&chunk.data)
-                    .await
-                    .map_err(io_error(partial))?;
+                if !sink.send(Piece::Write(chunk)).await {
+                    return Err(Stop::Writer);
+                }
                 received = end;
             }
             Some(fetch_response::Msg::Start(_)) => {
-                return Err(FetchError::SecondStart {
+                return Err(Stop::Stream(FetchError::SecondStart {
                     file: file.to_string(),
-                })
+                }))
             }
             // A message of a later protocol revision: nothing this build can use.
             None => {}
         }
     }
     if received != announced {
-        return Err(FetchError::Truncated {
+        return Err(Stop::Stream(FetchError::Truncated {
             file: file.to_string(),
             announced,
             received,
-        });
+        }));
     }
     Ok(resumed)
-}
-
-/// Checks the complete partial file (header, the announced checksum, body checksum and
-/// distribution) through a fixed buffer, off the async threads. Returns the checksum.
-async fn check(partial: &Path, file: &str, announced: u64) -> Result<u64, FetchError> {
-    let path = partial.to_path_buf();
-    let name = file.to_string();
-    let t = Instant::now();
-    // The header's checksum first: a file of another version fails before its body is read.
-    let header = read_header(partial).map_err(FetchError::Table)?;
-    if header.checksum != announced {
-        return Err(FetchError::ChecksumNotAnnounced {
-            file: file.to_string(),
-            announced,
-            header: header.checksum,
-        });
-    }
-    let header = tokio::task::spawn_blocking(move || verify_file(&path, &name))
-        .await
-        .map_err(|e| {
-            FetchError::Table(TableFileError::Io {
-                path: partial.to_path_buf(),
-                error: std::io::Error::other(format!("the check did not finish: {e}")),
-            })
-        })?
-        .map_err(FetchError::Table)?;
-    if header.checksum != announced {
-        return Err(FetchError::ChecksumNotAnnounced {
-            file: file.to_string(),
-            announced,
-            header: header.checksum,
-        });
-    }
-    let bytes = header.body_len.saturating_add(HEADER_LEN as u64);
-    tracing::info!(
-        file,
-        bytes,
-        "checked {file} ({:.2} GB) in {:.1} s",
-        bytes as f64 / 1e9,
-        t.elapsed().as_secs_f64()
-    );
-    Ok(header.checksum)
 }
 
 /// Fetches the files of the catalog tables `names` that are missing in `dir`: the required
