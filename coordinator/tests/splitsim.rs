@@ -132,22 +132,26 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     assert!(r.to_string().ends_with("efficiency 0.417 at 2 threads"));
 }
 
-#[test]
-fn early_start_on_idle_slots_is_counted_and_cancelled() {
-    // Same trace, early start on: depth 14 starts when depth 13's shorter job is back,
-    // on the freed slot.
-    let trace = hand_trace();
-    let opts = SplitOptions {
+/// One worker of `threads` slots, 1 ms latency, one job per slot, early start on.
+fn early_opts(threads: usize) -> SplitOptions {
+    SplitOptions {
         workers: 1,
-        threads: 2,
+        threads,
         latency_us: 1_000,
         config: Config {
             jobs_per_slot: 1,
             ..Config::default()
         },
         ..SplitOptions::default()
-    };
-    let r = simulate(&trace, &opts).unwrap();
+    }
+}
+
+#[test]
+fn early_start_on_idle_slots_is_counted_and_cancelled() {
+    // Same trace, early start on: depth 14 starts when depth 13's shorter job is back,
+    // on the freed slot.
+    let trace = hand_trace();
+    let r = simulate(&trace, &early_opts(2)).unwrap();
     assert_eq!(r.solutions, trace.solutions());
     let first14 = r.jobs.iter().find(|j| j.depth == 14).unwrap();
     assert!(first14.start_us < 10_000, "{:?}", r.jobs);
@@ -176,17 +180,7 @@ fn an_early_depth_that_found_its_solution_stops_its_other_jobs() {
     };
     set(13, &[(0, 20_000), (30_000, 3_000)]);
     set(14, &[(10, 50_000), (40_000, 2_000)]);
-    let opts = SplitOptions {
-        workers: 1,
-        threads: 3,
-        latency_us: 1_000,
-        config: Config {
-            jobs_per_slot: 1,
-            ..Config::default()
-        },
-        ..SplitOptions::default()
-    };
-    let r = simulate(&trace, &opts).unwrap();
+    let r = simulate(&trace, &early_opts(3)).unwrap();
     assert_eq!(r.solutions, trace.solutions());
     let end13 = r
         .jobs
