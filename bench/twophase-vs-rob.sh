@@ -28,7 +28,8 @@
 # runs on one worker thread while the main thread waits); cubeswarm's is the "millis" of
 # its JSON-lines record (Instant around one position's solve on its single worker thread,
 # including the check that the solution solves the position). Table loading is in
-# neither. rob's own `bench` command is not used: it truncates each time to whole
+# neither. rob's CPU time per cube is printed too (its process's CPU from the first
+# "Ready!" to the last answer, over the cubes). rob's own `bench` command is not used: it truncates each time to whole
 # milliseconds.
 #
 # Checks: every cubeswarm solution is verified by cubeswarm before it is reported; every
@@ -66,6 +67,7 @@ N=$(wc -l <"$WORK/cubes.txt")
 [ "$N" -gt 0 ] || { echo "no cubes in $CUBES" >&2; exit 1; }
 sed 's/^/solve /' "$WORK/cubes.txt" >"$WORK/rob-in.txt"
 
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 load() { awk '{ printf "load %s %s %s", $1, $2, $3 }' /proc/loadavg; }
 
 # rob-twophase: one process per run (its tables load before the first cube). It does not
@@ -80,11 +82,23 @@ run_rob() { # $1 = mode, $2 = output file
   : >"$WORK/rob-raw.txt"
   env -C "$ROB_DIR" "$ROB" "${args[@]}" <"$WORK/rob-in.txt" >"$WORK/rob-raw.txt" 2>&1 &
   ROB_PID=$!
+  # Its CPU time (user + system, in clock ticks) once the tables are loaded (the first
+  # "Ready!") and after the last cube: rob's CPU per cube, free of the scheduling delays
+  # its wall figure includes (its search thread is woken for each cube and wakes the
+  # main thread at the end; on a loaded machine each hand-off waits for a core).
+  local cpu0 cpu1
+  until [ "$(awk '/^Ready!$/ { k++ } END { print k + 0 }' "$WORK/rob-raw.txt")" -ge 1 ]; do
+    kill -0 "$ROB_PID" 2>/dev/null || { echo "rob-twophase did not start:" >&2; tail "$WORK/rob-raw.txt" >&2; exit 1; }
+    sleep 0.01
+  done
+  cpu0=$(cpu_ticks "$ROB_PID")
   # Each cube's answer is followed by the next "Ready!" (one more precedes the first).
   while [ "$(awk '/^Ready!$/ { k++ } END { print k + 0 }' "$WORK/rob-raw.txt")" -le "$N" ]; do
     kill -0 "$ROB_PID" 2>/dev/null || { echo "rob-twophase stopped early:" >&2; tail "$WORK/rob-raw.txt" >&2; exit 1; }
     sleep 0.2
   done
+  cpu1=$(cpu_ticks "$ROB_PID")
+  ROB_CPU_MS=$(awk -v a="$cpu0" -v b="$cpu1" -v n="$N" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.3f", (b - a) * 1000 / hz / n }')
   kill "$ROB_PID" 2>/dev/null || true
   wait "$ROB_PID" 2>/dev/null || true
   ROB_PID=
@@ -175,6 +189,7 @@ for r in $(seq 1 "$ROUNDS"); do
     stats "rob       $mode round $r" "$WORK/rob.txt"
     stats "cubeswarm $mode round $r" "$WORK/cs.txt"
     summary "$WORK/rob.txt" "$WORK/cs.txt"
+    echo "  rob CPU per cube (process CPU after its tables loaded / cubes): $ROB_CPU_MS ms"
     # Within a time budget no answer is a result (rob gives none when it found nothing in
     # time), not a failure of this script.
     missing=0
