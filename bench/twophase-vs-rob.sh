@@ -18,24 +18,26 @@
 #   20, 19    first solution of at most that many moves: rob `-l L -m $ROB_CAP_MS` (a cap
 #             so large it never binds, default 10 minutes), cubeswarm `--max-length L`
 #   anytime   the robots' mode, the shortest found within $ANYTIME_MS (default 10) ms: rob
-#             `-m 10` (no -l: it searches until the limit), cubeswarm
+#             `-m $ANYTIME_MS` (no -l: it searches until the limit), cubeswarm
 #             `--anytime --time-limit 0.010` (within 20 moves its deadline counts from the
 #             first solution, so it always answers)
 #
-# Per-cube times are each tool's own figure, both wall clock around one cube's solve on an
-# otherwise idle thread, after the tables are loaded: rob's is the "N ms" its `solve`
-# command prints (std::chrono around Engine::solve, microsecond resolution; its search
-# runs on one worker thread while the main thread waits); cubeswarm's is the "millis" of
-# its JSON-lines record (Instant around one position's solve on its single worker thread,
-# including the check that the solution solves the position). Table loading is in
-# neither. rob's CPU time per cube is printed too (its process's CPU from the first
-# "Ready!" to the last answer, over the cubes). rob's own `bench` command is not used: it truncates each time to whole
-# milliseconds.
+# Per-cube times are each tool's own figure, both wall clock around one cube's solve,
+# after the tables are loaded: rob's is the "N ms" its `solve` command prints (std::chrono
+# around Engine::solve, microsecond resolution; its search runs on a worker thread woken
+# for the cube while the main thread waits); cubeswarm's is the "millis" of its JSON-lines
+# record (Instant around one position's solve on its single worker thread, including the
+# check that the solution solves the position). Table loading is in neither. rob's CPU
+# time per cube is printed too (its process's CPU from the first "Ready!" to the last
+# answer, over the cubes), free of the scheduling delays of its thread hand-offs. rob's own
+# `bench` command is not used: it truncates each time to whole milliseconds.
 #
 # Checks: every cubeswarm solution is verified by cubeswarm before it is reported; every
 # rob solution is checked here (unless VERIFY=0): the inverse of its moves, as a scramble
 # given to `cubeswarm show`, must give the cube's facelets. Any failure is counted and
-# printed; a failed or missing solution makes the script exit 1 at the end.
+# printed; a wrong solution, or a missing one in a 20 / 19 mode, makes the script exit 1
+# at the end (in the anytime mode no answer is a result: rob gives none when it found
+# nothing in time).
 set -euo pipefail
 ROB=${1:?rob-twophase binary}
 ROB_DIR=${2:?rob-twophase working directory (tables)}
