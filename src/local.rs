@@ -37,22 +37,72 @@ pub const LOCAL: ExecutorId = ExecutorId(1);
 /// An executor pool of one in-process executor with `threads` threads over `engine`.
 pub fn executors(engine: Engine, threads: usize) -> anyhow::Result<Executors> {
     let options = worker::ExecutorOptions::from_env()?;
-    executor_pool(engine, 1, threads, options)
+    Ok(executor_pool(engine, 1, threads, options)?.0)
+}
+
+/// The embedded executor for `solve`: an H48 table is searched from its memory map at
+/// once, while a background thread copies it into huge pages; jobs that start after the
+/// copy is made use it (the first solution of an easy position does not wait for a copy
+/// of up to tens of GB, and a long search runs at the copy's speed soon after). Other
+/// tables open as [`open_engine`] does.
+pub fn solving_executors(
+    dir: &Path,
+    table: &str,
+    threads: usize,
+    progress: bool,
+) -> anyhow::Result<Executors> {
+    if table == proto::catalog::TWOPHASE {
+        return executors(open_engine(dir, table, progress)?, threads);
+    }
+    let mapped = worker::catalog::open(dir, table, TableMemory::Mapped)
+        .with_context(|| format!("opening table {table}"))?;
+    let options = worker::ExecutorOptions::from_env()?;
+    let (pool, execs) = executor_pool(mapped, 1, threads, options)?;
+    let (dir, table) = (dir.to_path_buf(), table.to_string());
+    let copy = move || {
+        let start = std::time::Instant::now();
+        match worker::catalog::open(&dir, &table, TableMemory::HugePages) {
+            Ok(engine) => {
+                let mut engines = Engines::default();
+                engines.insert(engine);
+                let engines = Arc::new(engines);
+                for e in &execs {
+                    e.replace_engines(Arc::clone(&engines));
+                }
+                tracing::debug!(
+                    table,
+                    secs = start.elapsed().as_secs_f64(),
+                    "table copied into huge pages; new jobs use the copy"
+                );
+            }
+            // The mapped table keeps serving: slower lookups, same answers.
+            Err(e) => {
+                tracing::warn!(table, error = %e, "copying the table into huge pages failed; searching the mapped table")
+            }
+        }
+    };
+    std::thread::Builder::new()
+        .name("cubeswarm-table-copy".to_string())
+        .spawn(copy)
+        .context("starting the table copy thread")?;
+    Ok(pool)
 }
 
 /// An executor pool of `count` in-process executors of `threads` threads each, all over
-/// `engine` (one copy of its tables), ids 1, 2, …, running jobs as `options` say.
+/// `engine` (one copy of its tables), ids 1, 2, …, running jobs as `options` say; and
+/// the executors themselves.
 pub fn executor_pool(
     engine: Engine,
     count: usize,
     threads: usize,
     options: worker::ExecutorOptions,
-) -> anyhow::Result<Executors> {
+) -> anyhow::Result<(Executors, Vec<Arc<worker::Executor>>)> {
     let mut engines = Engines::default();
     engines.insert(engine);
     let engines = Arc::new(engines);
     let (tx, events) = mpsc::channel::<Event>();
     let mut map: BTreeMap<ExecutorId, Box<dyn Executor + Send>> = BTreeMap::new();
+    let mut execs = Vec::new();
     for k in 0..count.max(1) {
         let id = ExecutorId(LOCAL.0 + k as u64);
         let results = tx.clone();
@@ -66,13 +116,18 @@ pub fn executor_pool(
             options.clone(),
         )
         .context("starting the solver threads")?;
-        map.insert(id, Box::new(Local(Arc::new(exec))));
+        let exec = Arc::new(exec);
+        execs.push(Arc::clone(&exec));
+        map.insert(id, Box::new(Local(exec)));
     }
-    Ok(Executors {
-        executors: map,
-        tx,
-        events,
-    })
+    Ok((
+        Executors {
+            executors: map,
+            tx,
+            events,
+        },
+        execs,
+    ))
 }
 
 /// The H48 table to use: `table`, or the largest present, building h48h0k4 if none is
@@ -153,7 +208,7 @@ mod tests {
             worker::catalog::build(&dir, "h48h0k4", &tables::progress::Silent).unwrap();
         }
         let engine = open_engine(&dir, "h48h0k4", false).unwrap();
-        let mut pool = executor_pool(engine, 2, 1, Default::default()).unwrap();
+        let mut pool = executor_pool(engine, 2, 1, Default::default()).unwrap().0;
         let counts = [Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0))];
         let ids: Vec<ExecutorId> = pool.executors.keys().copied().collect();
         for (id, n) in ids.iter().zip(&counts) {
@@ -231,7 +286,7 @@ mod tests {
                 tables::Position::parse(bad).unwrap(),
             )),
         };
-        let pool = executor_pool(engine, 2, 1, options).unwrap();
+        let pool = executor_pool(engine, 2, 1, options).unwrap().0;
         let lines = ["R U", bad, "F2 D L", "B' R2"];
         let mut records = Vec::new();
         coordinator::run(

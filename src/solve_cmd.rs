@@ -189,8 +189,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
         Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
         Method::TwoPhase => proto::catalog::TWOPHASE.to_string(),
     };
-    let engine = local::open_engine(dir, &table, !a.quiet)?;
-    let pool = local::executors(engine, threads)?;
+    let pool = local::solving_executors(dir, &table, threads, !a.quiet)?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => {
             Box::new(BufWriter::new(File::create(p).with_context(|| {

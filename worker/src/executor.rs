@@ -383,9 +383,10 @@ struct Pending {
 /// and a finished job removes only its own.
 type PendingMap = Mutex<HashMap<JobId, Vec<Pending>>>;
 
-/// Locks `m`, recovering it if a thread panicked while holding it (the map stays valid:
-/// every update is a single push or removal).
-fn lock(m: &PendingMap) -> MutexGuard<'_, HashMap<JobId, Vec<Pending>>> {
+/// Locks `m`, recovering it if a thread panicked while holding it (what it guards stays
+/// valid: every update of the pending map is a single push or removal, and the engines
+/// are replaced whole).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -402,8 +403,9 @@ pub type ResultSink = Arc<dyn Fn(JobResult) + Send + Sync>;
 pub struct Executor {
     /// The one pool of the process.
     pool: rayon::ThreadPool,
-    /// The opened solvers, shared with the pool's threads.
-    engines: Arc<Engines>,
+    /// The opened solvers, shared with the pool's threads; a job takes the ones current
+    /// when it starts (see [`Executor::replace_engines`]).
+    engines: Arc<Mutex<Arc<Engines>>>,
     /// Where results go.
     on_result: ResultSink,
     /// The tokens of the jobs submitted and not finished, for [`Executor::cancel`].
@@ -447,7 +449,7 @@ impl Executor {
             .map_err(Error::Threads)?;
         Ok(Executor {
             pool,
-            engines,
+            engines: Arc::new(Mutex::new(engines)),
             on_result,
             pending: Arc::new(Mutex::new(HashMap::new())),
             options: Arc::new(options),
@@ -461,7 +463,20 @@ impl Executor {
 
     /// The tables the executor can serve (catalog names, sorted).
     pub fn tables(&self) -> Vec<String> {
-        self.engines.names()
+        lock(&self.engines).names()
+    }
+
+    /// Jobs that start from now on solve with `engines`, which must serve the same
+    /// tables (the same solvers in another memory: a mapped table replaced by its copy
+    /// in huge pages once the copy is made); running jobs finish on the ones they
+    /// started with. Returns whether they were replaced (not when the tables differ).
+    pub fn replace_engines(&self, engines: Arc<Engines>) -> bool {
+        let mut cur = lock(&self.engines);
+        if cur.names() != engines.names() {
+            return false;
+        }
+        *cur = engines;
+        true
     }
 
     /// Jobs submitted and not finished (queued or running).
@@ -490,6 +505,7 @@ impl Executor {
             // net, so that no panic takes the pool down (rayon would abort) and every job
             // still sends one result.
             let start = Instant::now();
+            let engines = Arc::clone(&lock(&engines));
             let result = catch_unwind(AssertUnwindSafe(|| {
                 run_job_with(&engines, &job, &token, &nodes, &options)
             }))

@@ -406,6 +406,40 @@ fn executor_runs_every_job_once_and_reports_each() {
     assert!(!ex.cancel(JobId(1)), "finished jobs are forgotten");
 }
 
+/// `Executor::replace_engines`: the same tables in other memory replace the engines for
+/// the jobs that start afterwards (the executor lets go of the old ones), other tables
+/// are refused, and jobs solve as before.
+#[test]
+fn replaced_engines_serve_later_jobs_and_the_old_ones_are_let_go() {
+    let first =
+        Arc::new(Engines::open(&dir(), &["h48h0k4", "twophase"], TableMemory::Mapped).unwrap());
+    let (tx, rx) = mpsc::channel();
+    let sink: worker::ResultSink = Arc::new(move |r| {
+        let _ = tx.send(r);
+    });
+    let ex = Executor::new(1, Arc::clone(&first), sink).unwrap();
+    assert_eq!(Arc::strong_count(&first), 2);
+    let only_h0 = Arc::new(Engines::open(&dir(), &["h48h0k4"], TableMemory::Mapped).unwrap());
+    assert!(!ex.replace_engines(only_h0), "other tables are refused");
+    assert_eq!(Arc::strong_count(&first), 2);
+    let copy =
+        Arc::new(Engines::open(&dir(), &["h48h0k4", "twophase"], TableMemory::HugePages).unwrap());
+    assert!(ex.replace_engines(Arc::clone(&copy)));
+    assert_eq!(
+        Arc::strong_count(&first),
+        1,
+        "the executor holds the old engines no more"
+    );
+    let p = position("R U2 F' L D B2 R' U");
+    ex.submit(batch(1, "h48h0k4", Settings::default(), &[p]));
+    let r = rx.recv_timeout(WAIT).expect("a result");
+    let got = batch_output(r);
+    let solution = &got[0].solutions[0];
+    assert!(p.is_solved_by(solution));
+    assert!(solution.len() <= 8);
+    assert_eq!(ex.tables(), ["h48h0k4", "twophase"]);
+}
+
 /// `Executor::cancel` stops a running job, which still sends what it has, each started
 /// part stopped with `Stop::Cancelled`.
 #[test]
