@@ -40,9 +40,12 @@ pub fn executors(engine: Engine, threads: usize) -> anyhow::Result<Executors> {
     Ok(executor_pool(engine, 1, threads, options)?.0)
 }
 
+/// How long `solve` searches the mapped table before it starts copying it.
+const COPY_AFTER: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// The embedded executor for `solve`: an H48 table is searched from its memory map at
-/// once, while a background thread copies it into huge pages; jobs that start after the
-/// copy is made use it (the first solution of an easy position does not wait for a copy
+/// once, while a background thread copies it into huge pages (from [`COPY_AFTER`] on);
+/// jobs that start after the copy is made use it (the first solution of an easy position does not wait for a copy
 /// of up to tens of GB, and a long search runs at the copy's speed soon after). Other
 /// tables open as [`open_engine`] does.
 pub fn solving_executors(
@@ -60,6 +63,9 @@ pub fn solving_executors(
     let (pool, execs) = executor_pool(mapped, 1, threads, options)?;
     let (dir, table) = (dir.to_path_buf(), table.to_string());
     let copy = move || {
+        // An easy position is solved within this (and the process gone, without having
+        // faulted in and torn down a copy it never used); a long search loses nothing.
+        std::thread::sleep(COPY_AFTER);
         let start = std::time::Instant::now();
         match worker::catalog::open(&dir, &table, TableMemory::HugePages) {
             Ok(engine) => {
