@@ -261,41 +261,40 @@ impl Scheduler {
             None => return,
         };
         for id in ids {
-            let Some(j) = self.remove_job(id) else {
-                continue;
-            };
-            if let Some(exec) = j.lease {
-                self.free_slot(exec, id);
-                self.actions.push(Action::Cancel { on: exec, job: id });
-            }
+            self.cancel_job(id);
         }
     }
 
     /// Cancels the open subtree jobs of one depth of a position (queued ones are
     /// forgotten, running ones told to stop).
     pub(super) fn drop_depth_jobs(&mut self, key: PosKey, depth: u8) {
-        let ids = match self.pos_mut(key) {
-            Some(p) => p.jobs.take(),
-            None => return,
+        let Some(p) = self
+            .requests
+            .get(&key.req)
+            .and_then(|r| r.lines.get(key.seq))
+        else {
+            return;
         };
+        let ids: Vec<JobId> = (p.jobs.iter())
+            .filter(|id| {
+                (self.jobs.get(id)).is_some_and(
+                    |j| matches!(j.kind, Kind::Subtrees { depth: d, .. } if d == depth),
+                )
+            })
+            .collect();
         for id in ids {
-            let of_depth = self
-                .jobs
-                .get(&id)
-                .is_some_and(|j| matches!(j.kind, Kind::Subtrees { depth: d, .. } if d == depth));
-            if !of_depth {
-                if let Some(p) = self.pos_mut(key) {
-                    p.jobs.insert(id);
-                }
-                continue;
-            }
-            let Some(j) = self.remove_job(id) else {
-                continue;
-            };
-            if let Some(exec) = j.lease {
-                self.free_slot(exec, id);
-                self.actions.push(Action::Cancel { on: exec, job: id });
-            }
+            self.cancel_job(id);
+        }
+    }
+
+    /// Forgets job `id` and tells its executor, if it has one, to stop it.
+    fn cancel_job(&mut self, id: JobId) {
+        let Some(j) = self.remove_job(id) else {
+            return;
+        };
+        if let Some(exec) = j.lease {
+            self.free_slot(exec, id);
+            self.actions.push(Action::Cancel { on: exec, job: id });
         }
     }
 

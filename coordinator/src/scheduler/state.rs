@@ -152,6 +152,15 @@ impl JobSet {
         }
     }
 
+    pub(super) fn iter(&self) -> impl Iterator<Item = JobId> + '_ {
+        let (one, many) = match self {
+            JobSet::Empty => (None, None),
+            JobSet::One(x) => (Some(*x), None),
+            JobSet::Many(set) => (None, Some(set.iter().copied())),
+        };
+        one.into_iter().chain(many.into_iter().flatten())
+    }
+
     pub(super) fn take(&mut self) -> Vec<JobId> {
         match std::mem::take(self) {
             JobSet::Empty => Vec::new(),
