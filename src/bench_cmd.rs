@@ -36,6 +36,10 @@ pub enum BenchWhich {
         /// Solve the positions of FILE instead (lines `moves | ...`; `#` comments).
         #[arg(long)]
         positions: Option<std::path::PathBuf>,
+        /// Print the positions as facelet strings, one per line, and solve nothing (to
+        /// give another solver the same states).
+        #[arg(long)]
+        list: bool,
     },
     /// The coordinator at scale, simulated: a batch of two-phase lines through the real
     /// driver to simulated workers that answer at once; dispatch throughput and memory.
@@ -57,6 +61,15 @@ pub enum BenchWhich {
     /// scheduler in simulated time on W workers of T threads: wall time, speedup and
     /// efficiency against one thread, nodes, idle time by cause.
     Split(crate::split_cmd::SplitArgs),
+    /// The machine's state, not the solvers': a fixed compute-only workload (a dependent
+    /// chain of cube compositions, no memory traffic), on one thread and then on every
+    /// thread at once. Side-by-side scripts print it before and after, so a slow hour
+    /// shows as a slow probe rather than as a slow solver.
+    Probe {
+        /// Threads of the second measurement (each runs the same chain).
+        #[arg(long, default_value_t = default_threads())]
+        threads: usize,
+    },
     /// The two-phase solver on uniformly random states.
     Twophase {
         /// Maximum solution length.
@@ -98,7 +111,16 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             count,
             seed,
             positions,
-        } => optimal(dir, &table, threads, count, seed, positions.as_deref()),
+            list,
+        } => optimal(
+            dir,
+            &table,
+            threads,
+            count,
+            seed,
+            positions.as_deref(),
+            list,
+        ),
         BenchWhich::Coordinator {
             workers,
             lines,
@@ -116,6 +138,10 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             Ok(())
         }
         BenchWhich::Split(args) => crate::split_cmd::run(args),
+        BenchWhich::Probe { threads } => {
+            probe(threads.max(1));
+            Ok(())
+        }
         BenchWhich::Twophase {
             max_length,
             count,
@@ -159,6 +185,7 @@ fn optimal(
     count: usize,
     seed: u64,
     file: Option<&Path>,
+    list: bool,
 ) -> anyhow::Result<()> {
     let mut positions: Vec<(String, tables::Position)> = Vec::new();
     match file {
@@ -183,6 +210,12 @@ fn optimal(
                 positions.push((tables::facelet::to_facelets(&c), p));
             }
         }
+    }
+    if list {
+        for (_, p) in &positions {
+            println!("{}", tables::facelet::to_facelets(p.cube()));
+        }
+        return Ok(());
     }
     let table = crate::local::optimal_table(dir, Some(table))?;
     let engine = crate::local::open_engine(dir, &table, true)?;
@@ -240,6 +273,56 @@ fn optimal(
         total_nodes as f64 / total_s.max(1e-9) / 1e6 / threads.max(1) as f64
     );
     Ok(())
+}
+
+/// Compositions per second of one dependent chain of `n` moves from a fixed start.
+fn probe_chain(n: usize) -> f64 {
+    let mut rng = SplitMix64::new(7);
+    let moves: Vec<Move> = (0..4096)
+        .map(|_| Move::ALL[rng.below(18) as usize])
+        .collect();
+    let t = Instant::now();
+    let mut c = Cube::random(&mut rng);
+    for i in 0..n {
+        c = c.apply_move(moves[i & 4095]);
+    }
+    black_box(c);
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn probe(threads: usize) {
+    const N: usize = 60_000_000;
+    // Three rounds each: the best says what the core can do, the spread how steady it is.
+    let one: Vec<f64> = (0..3).map(|_| probe_chain(N)).collect();
+    let all: Vec<f64> = (0..3)
+        .map(|_| {
+            let rates: Vec<f64> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..threads).map(|_| s.spawn(|| probe_chain(N))).collect();
+                hs.into_iter().map(|h| h.join().unwrap_or(0.0)).collect()
+            });
+            rates.iter().sum::<f64>() / threads as f64
+        })
+        .collect();
+    let fmt = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        format!(
+            "{:.1} M/s (range {:.1}–{:.1})",
+            hi / 1e6,
+            lo / 1e6,
+            hi / 1e6
+        )
+    };
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
+    println!(
+        "probe: 1 thread {}; {threads} threads {} per thread; load {load}",
+        fmt(&one),
+        fmt(&all)
+    );
 }
 
 fn rate(label: &str, n: u64, secs: f64) {

@@ -21,6 +21,12 @@ pub enum TablesAction {
         /// damaged ones (for provisioning steps that run on every start).
         #[arg(long)]
         if_missing: bool,
+        /// Build an h48hNk2 table (N >= 1) with this base instead of its default (the
+        /// 2-bit entries store base+1, base+2, base+3 or more, and "at most the base"
+        /// falls back on h48h0k4). The base is in the file's header, so the file serves
+        /// like any other; for measuring which base a table should have.
+        #[arg(long, value_name = "B", conflicts_with = "if_missing")]
+        base: Option<u8>,
     },
     /// Re-check a table file's checksum and per-depth distribution (all present tables
     /// when no name is given).
@@ -115,7 +121,11 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
             }
             Ok::<(), anyhow::Error>(())
         }
-        TablesAction::Build { name, if_missing } => {
+        TablesAction::Build {
+            name,
+            if_missing,
+            base,
+        } => {
             let t = Instant::now();
             if !known_tables().contains(&name) && proto::catalog::find(&name).is_none() {
                 bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
@@ -123,7 +133,12 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
             if if_missing {
                 return build_missing(dir, &name);
             }
-            worker::catalog::build_file(dir, &name, &Bars::new(true))?;
+            match base {
+                Some(b) => {
+                    worker::h48::build_table_with_base(dir, &name, Some(b), &Bars::new(true))?
+                }
+                None => worker::catalog::build_file(dir, &name, &Bars::new(true))?,
+            }
             eprintln!(
                 "built {name} in {:.1} s ({})",
                 t.elapsed().as_secs_f64(),

@@ -42,6 +42,14 @@ pub enum Error {
         /// Bytes available (MemAvailable).
         available: u64,
     },
+    /// A base was asked for a table that has none, or out of its range.
+    #[error("a base can only be chosen for h48h1k2 to h48h11k2, from 1 to 12 (asked: {base} for {name})")]
+    BadBase {
+        /// Table name.
+        name: String,
+        /// The base asked for.
+        base: u8,
+    },
     /// A table file holds something other than what its name promises.
     #[error("table {name} is inconsistent: {reason}")]
     BadTable {

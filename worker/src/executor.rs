@@ -103,6 +103,11 @@ fn job_error(e: Error) -> JobError {
             reason: error.to_string(),
         },
         Error::BadTable { name, reason } => JobError::TableDamaged { path: name, reason },
+        // Only `tables build --base` chooses a base; a job never does.
+        Error::BadBase { name, base } => JobError::TableUnreadable {
+            path: name.clone(),
+            reason: Error::BadBase { name, base }.to_string(),
+        },
         Error::UnknownTable(name) => JobError::MissingTable { name },
         Error::NotEnoughMemory {
             name,

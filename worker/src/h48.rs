@@ -25,7 +25,7 @@ pub mod search;
 mod solve;
 pub mod tables;
 
-pub use self::tables::{build_table, TableKind};
+pub use self::tables::{build_table, build_table_with_base, TableKind};
 
 use self::cocsep::Cocsep;
 use self::coords::Coords;

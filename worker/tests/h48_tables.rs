@@ -215,3 +215,59 @@ fn h48_k2_build_stopped_and_resumed_writes_the_same_bytes() {
     assert_eq!(open(&dir, name).header().checksum, checksum);
     assert!(!checkpoint::path(&dir, name).exists());
 }
+
+/// `build_table_with_base` (`tables build NAME --base B`): a base is refused where a table
+/// has none or out of range; a k2 table built with another base holds it in its header, has
+/// the generator's bytes for that base, and serves optimal solves.
+#[test]
+fn a_k2_table_built_with_another_base_holds_it_and_serves() {
+    let src = h48_common::ensure("h48h0k4");
+    let dir = h48_common::tables_dir().join("k2-chosen-base");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["cocsep", "h48h0k4"] {
+        let to = tablefile::table_path(&dir, name);
+        if !to.exists() {
+            std::fs::copy(tablefile::table_path(&src, name), &to).unwrap();
+        }
+    }
+    let silent = &tables::progress::Silent;
+    for (name, base) in [
+        ("h48h0k4", 3),
+        ("h48h0k2", 3),
+        ("cocsep", 3),
+        ("h48h2k2", 0),
+        ("h48h2k2", 13),
+    ] {
+        let err = worker::h48::build_table_with_base(&dir, name, Some(base), silent).unwrap_err();
+        assert!(
+            matches!(&err, worker::Error::BadBase { base: b, .. } if *b == base),
+            "{name} base {base}: {err}"
+        );
+    }
+    worker::h48::build_table_with_base(&dir, "h48h1k2", Some(4), silent).unwrap();
+    let cs = Cocsep::open(&dir).unwrap();
+    gen_k2::generate(&dir, "test-h1k2-b4", 1, 4, &cs, silent).unwrap();
+    let (built, gen) = (packed2(&dir, "h48h1k2"), packed2(&dir, "test-h1k2-b4"));
+    assert_eq!(built.base(), 4);
+    assert_ne!(
+        gen_k2::BASES[1],
+        4,
+        "the test must use a base other than the default"
+    );
+    assert!(built.as_bytes() == gen.as_bytes(), "tables differ");
+    let solver = worker::h48::H48Solver::open(&dir, "h48h1k2").unwrap();
+    let settings = proto::Settings::default().validate().unwrap();
+    let stop = worker::StopToken::new();
+    let mut rng = SplitMix64::new(5);
+    for len in [6usize, 8] {
+        let moves: Vec<Move> = (0..len)
+            .map(|_| Move::ALL[rng.below(18) as usize])
+            .collect();
+        let p = tables::Position::new(Cube::from_moves(&moves)).unwrap();
+        let want = h48_common::h0k4().solve(&p, &settings, &stop).unwrap();
+        let got = solver.solve(&p, &settings, &stop).unwrap();
+        let (want, got) = (&want.solutions[0], &got.solutions[0]);
+        assert_eq!(got.len(), want.len(), "{moves:?}");
+        assert!(p.is_solved_by(got), "{moves:?}");
+    }
+}

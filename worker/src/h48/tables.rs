@@ -101,7 +101,35 @@ pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
 /// Builds table `name` in `dir`, and the tables it depends on if missing (cocsep for all,
 /// h0k4 for h0k2).
 pub fn build_table(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
+    build_table_with_base(dir, name, None, progress)
+}
+
+/// [`build_table`] with another base than [`gen_k2::BASES`] for an h48hNk2 table, N >= 1
+/// (`None`: the default). The base is in the file's header and the search reads it from
+/// there, so such a file serves like any other; a checkpoint of another base is not
+/// resumed. For measuring which base a table should have.
+pub fn build_table_with_base(
+    dir: &Path,
+    name: &str,
+    base: Option<u8>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
     let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
+    if let Some(b) = base {
+        let ok = matches!(
+            kind,
+            TableKind::H48 {
+                eo_bits: 1..,
+                bits: 2
+            }
+        ) && (1..=12).contains(&b);
+        if !ok {
+            return Err(Error::BadBase {
+                name: name.into(),
+                base: b,
+            });
+        }
+    }
     if let (Some(file), Some(avail)) = (proto::catalog::file(name), available_memory()) {
         check_build_memory(name, file.build_memory, avail)?;
     }
@@ -138,7 +166,7 @@ pub fn build_table(dir: &Path, name: &str, progress: &dyn Progress) -> Result<()
                     dir,
                     name,
                     eo_bits,
-                    gen_k2::BASES[eo_bits as usize],
+                    base.unwrap_or(gen_k2::BASES[eo_bits as usize]),
                     &cocsep,
                     progress,
                 )
