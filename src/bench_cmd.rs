@@ -272,6 +272,12 @@ fn optimal(
         total_nodes as f64 / total_s.max(1e-9) / 1e6,
         total_nodes as f64 / total_s.max(1e-9) / 1e6 / threads.max(1) as f64
     );
+    println!(
+        "throughput {:.4} positions per second per thread ({} positions in {:.1} s on {threads} threads)",
+        n / total_s.max(1e-9) / threads.max(1) as f64,
+        positions.len(),
+        total_s
+    );
     Ok(())
 }
 
