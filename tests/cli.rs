@@ -471,3 +471,26 @@ fn anytime_two_phase_shortens_to_the_optimum_and_its_flags_are_checked() {
         stderr(&o)
     );
 }
+
+/// `bench optimal --list` prints the random states a benchmark of that seed would solve
+/// (what the side-by-side scripts give another solver), and solves nothing: the same
+/// lines for the same seed, other lines for another seed, each a legal position's
+/// facelet string (`show` prints it back unchanged).
+#[test]
+fn bench_optimal_list_prints_the_seeds_states_and_solves_nothing() {
+    let run = |seed: &str| {
+        let o = cubeswarm(&["bench", "optimal", "--count", "3", "--seed", seed, "--list"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let (a, again, other) = (run("5"), run("5"), run("6"));
+    assert_eq!(a.len(), 3, "{a:?}");
+    assert_eq!(a, again);
+    assert_ne!(a, other);
+    for f in &a {
+        assert_eq!(f.len(), 54, "{f}");
+        let shown = cubeswarm(&["show", "--no-color", f]);
+        assert!(shown.status.success(), "{f}: {}", stderr(&shown));
+        assert_eq!(stdout(&shown).lines().last(), Some(f.as_str()));
+    }
+}
