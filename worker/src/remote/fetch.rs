@@ -8,11 +8,13 @@
 //! once. Once every announced byte is written, the file is synced and checked: the header
 //! (read back from the file) against the name and the announced checksum, the length on
 //! disk, the body checksum and distribution of the bytes written. The file is never read
-//! a second time and never held in memory (a few chunks of 4 MiB at most are in flight),
-//! and only then is it renamed into place. A reader sees the old file (or none), never a
-//! partial or damaged one. (Reading the file back after the sync would read the page
-//! cache, which holds the very bytes hashed, not the disk; the worker reads and checks
-//! the file again anyway before it serves it.)
+//! a second time and never held in memory (a few chunks of 4 MiB at most are in flight,
+//! and three 4 MiB staging buffers), and only then is it renamed into place. A reader sees
+//! the old file (or none), never a partial or damaged one. The body is written around
+//! the page cache where the file system allows (`direct`): the fetch then runs at the
+//! disk's speed rather than at that of the kernel's copy into the cache, and the page
+//! cache is not filled with a file of tens of GB; the worker's own check before it serves
+//! the file then reads it from the disk, so it checks what the disk holds.
 //!
 //! **Resuming.** A transfer cut short (the coordinator or the link went away, the process
 //! was killed) leaves its bytes in `<file>.tbl.fetch`, which `tables list` reports as a
@@ -37,6 +39,7 @@ use tables::tablefile::{
     read_header, table_path, TableFileError, TableHeader, HEADER_LEN, NAME_LEN,
 };
 
+mod direct;
 mod sink;
 
 /// Why a fetch failed. Nothing was put in place; the bytes received are kept for a resume
@@ -253,13 +256,18 @@ pub async fn fetch_file(
         file,
         bytes = info.bytes,
         "checked {file} ({:.2} GB) as it was written: header, announced checksum, length, \
-         body checksum and distribution ({:.1} s of hashing{})",
+         body checksum and distribution ({:.1} s of hashing{}; {})",
         info.bytes as f64 / 1e9,
         written.hashing.as_secs_f64(),
         if written.reread > 0 {
             format!(", the {} bytes held read back from disk", written.reread)
         } else {
             String::new()
+        },
+        if written.direct {
+            "written around the page cache"
+        } else {
+            "written through the page cache"
         }
     );
     tracing::info!(

@@ -4,8 +4,10 @@
 //! and checks it: the header read back from the file, its name and announced checksum,
 //! the file's length on disk, and the body checksum and distribution of the bytes
 //! written, so a fetched file is never read a second time. The bytes of an interrupted
-//! fetch that a resume keeps are read back from the file and hashed first.
+//! fetch that a resume keeps are read back from the file and hashed first. The body goes
+//! to the disk around the page cache where the file system allows ([`Direct`]).
 
+use super::direct::Direct;
 use super::{io_error, FetchError};
 use proto::wire;
 use std::fs::File;
@@ -42,6 +44,8 @@ pub(super) struct Written {
     pub(super) hashing: Duration,
     /// Bytes held from an interrupted fetch that were read back from the file and hashed.
     pub(super) reread: u64,
+    /// Whether the body was written around the page cache.
+    pub(super) direct: bool,
 }
 
 /// The writer thread and the channel to it.
@@ -108,6 +112,10 @@ struct Writer {
     check: Option<BodyCheck>,
     hashing: Duration,
     reread: u64,
+    /// Direct writes of the body, where the file system takes them.
+    direct: Option<Direct>,
+    /// Whether any were made.
+    went_direct: bool,
 }
 
 /// The writer thread: pieces until the channel closes, then the sync and the check when
@@ -119,19 +127,25 @@ fn run(target: Target, mut rx: mpsc::Receiver<Piece>) -> Result<Written, FetchEr
         check: None,
         hashing: Duration::ZERO,
         reread: 0,
+        direct: None,
+        went_direct: false,
     };
     if w.bytes >= HEADER_LEN as u64 {
         w.hash_held()?;
     }
+    w.direct = Direct::open(&w.target.path, &w.target.file);
     while let Some(piece) = rx.blocking_recv() {
         match piece {
             Piece::Write(chunk) => w.write(&chunk)?,
             Piece::Restart => {
+                w.finish_direct()?;
                 w.target.file.set_len(0).map_err(io_error(&w.target.path))?;
+                w.direct = Direct::open(&w.target.path, &w.target.file);
                 (w.bytes, w.check) = (0, None);
             }
         }
     }
+    w.finish_direct()?;
     let checked = if w.bytes == w.target.announced {
         Some(w.finish_check()?)
     } else {
@@ -143,6 +157,7 @@ fn run(target: Target, mut rx: mpsc::Receiver<Piece>) -> Result<Written, FetchEr
         checked,
         hashing: w.hashing,
         reread: w.reread,
+        direct: w.went_direct,
     })
 }
 
@@ -150,10 +165,22 @@ impl Writer {
     /// Writes a chunk at its offset, then hashes its body bytes.
     fn write(&mut self, chunk: &wire::Chunk) -> Result<(), FetchError> {
         let path = &self.target.path;
-        self.target
-            .file
-            .write_all_at(&chunk.data, chunk.offset)
-            .map_err(io_error(path))?;
+        let file = &self.target.file;
+        let (mut at, mut data) = (chunk.offset, &chunk.data[..]);
+        match &mut self.direct {
+            Some(direct) if at + data.len() as u64 > HEADER_LEN as u64 => {
+                // The header through the page cache (it is read back at once), the body
+                // around it.
+                if at < HEADER_LEN as u64 {
+                    let n = HEADER_LEN - at as usize;
+                    file.write_all_at(&data[..n], at).map_err(io_error(path))?;
+                    (at, data) = (HEADER_LEN as u64, &data[n..]);
+                }
+                direct.write(data, at, file).map_err(io_error(path))?;
+                self.went_direct = true;
+            }
+            _ => file.write_all_at(data, at).map_err(io_error(path))?,
+        }
         let start = chunk.offset;
         self.bytes = start + chunk.data.len() as u64;
         if self.check.is_none() && self.bytes >= HEADER_LEN as u64 {
@@ -174,6 +201,17 @@ impl Writer {
 
     /// The header, read back from the file, checked against the name and checksum
     /// announced; the check of the body that follows it.
+    /// Writes what the direct writer holds and stops it: the file then holds every byte
+    /// received.
+    fn finish_direct(&mut self) -> Result<(), FetchError> {
+        match self.direct.take() {
+            Some(direct) => direct
+                .finish(&self.target.file)
+                .map_err(io_error(&self.target.path)),
+            None => Ok(()),
+        }
+    }
+
     fn header_check(&self) -> Result<BodyCheck, FetchError> {
         let path = &self.target.path;
         let header = read_header(path).map_err(FetchError::Table)?;
