@@ -13,6 +13,14 @@ fn pattern(len: usize) -> Vec<u8> {
         .collect()
 }
 
+fn open_rw(path: &Path) -> File {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .unwrap()
+}
+
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("cubeswarm-direct-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -27,11 +35,7 @@ fn write_through(name: &str, data: &[u8], held: usize, pieces: &[usize]) -> (Vec
     let dir = scratch(name);
     let path = dir.join("t.tbl.fetch");
     std::fs::write(&path, &data[..held]).unwrap();
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&path)
-        .unwrap();
+    let file = open_rw(&path);
     let Some(mut direct) = Direct::open(&path, &file) else {
         return (std::fs::read(&path).unwrap(), false);
     };
@@ -91,11 +95,7 @@ fn a_write_that_does_not_continue_the_last_is_an_error() {
     let dir = scratch("gap");
     let path = dir.join("t.tbl.fetch");
     std::fs::write(&path, &data[..BLOCK]).unwrap();
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(&path)
-        .unwrap();
+    let file = open_rw(&path);
     if let Some(mut direct) = Direct::open(&path, &file) {
         direct
             .write(&data[BLOCK..BLOCK + 100], BLOCK as u64, &file)
