@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+mod direct;
 mod engine;
 mod error;
 pub mod executor;

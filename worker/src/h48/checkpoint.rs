@@ -8,17 +8,27 @@
 //! synced and renamed over the previous one, so the file on disk is always a whole one.
 //! Resuming is exact: every mark is an atomic minimum, so replaying the batches after the
 //! last checkpoint (some of which may already be in the words) gives the same table.
+//!
+//! The words go to the disk around the page cache where the file system allows
+//! ([`crate::direct`]): a checkpoint of h48h8k2 is 7.5 GB every two minutes, which through
+//! the page cache cost 14 s of a stalled build each time and pushed everything else out
+//! of the cache.
 
+use crate::direct::Direct;
 use crate::Error;
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 const MAGIC: [u8; 8] = *b"CSWPART1";
 const HEADER: usize = 4096;
-/// Words per read or write (64 MiB).
+/// Words per read (64 MiB).
 const IO_WORDS: usize = 1 << 23;
+/// Words turned into bytes at a time when saving (512 KiB: the bytes stay in cache until
+/// they are staged or written).
+const SAVE_WORDS: usize = 1 << 16;
 
 /// The build a checkpoint belongs to, and how far it got.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,13 +135,23 @@ impl Checkpoint {
             .map_err(io(&tmp))?;
         f.write_all(&self.encode(checksum(words)))
             .map_err(io(&tmp))?;
-        let mut buf = Vec::with_capacity(IO_WORDS * 8);
-        for part in words.chunks(IO_WORDS) {
+        let mut direct = Direct::open(&tmp, &f);
+        let mut buf = Vec::with_capacity(SAVE_WORDS * 8);
+        let mut at = HEADER as u64;
+        for part in words.chunks(SAVE_WORDS) {
             buf.clear();
             for w in part {
                 buf.extend_from_slice(&w.load(Relaxed).to_le_bytes());
             }
-            f.write_all(&buf).map_err(io(&tmp))?;
+            match &mut direct {
+                Some(d) => d.write(&buf, at, &f),
+                None => f.write_all_at(&buf, at),
+            }
+            .map_err(io(&tmp))?;
+            at += buf.len() as u64;
+        }
+        if let Some(d) = direct {
+            d.finish(&f).map_err(io(&tmp))?;
         }
         f.sync_all().map_err(io(&tmp))?;
         drop(f);

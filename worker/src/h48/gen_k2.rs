@@ -71,7 +71,9 @@ const BATCHES: u64 = 4096;
 /// How a k2 generation runs.
 #[derive(Clone, Debug)]
 pub struct GenOptions {
-    /// Time between checkpoints (`<name>.tbl.partial`); `None`: none.
+    /// Time between checkpoints (`<name>.tbl.partial`); `None`: none. Stretched to ten
+    /// times the last save's duration where that is longer, so that saving (the build
+    /// waits for it) takes at most a tenth of the build: minutes for tables of tens of GB.
     pub checkpoint_every: Option<Duration>,
     /// Stop after this many batches of tails, with a checkpoint, as a build killed right
     /// after that checkpoint would (for tests).
@@ -396,6 +398,7 @@ pub fn generate_with(
     );
     progress.inc((first as usize * per).min(origins.len()) as u64);
     let mut last_save = started;
+    let mut save_every = opts.checkpoint_every;
     let tails_started = Instant::now();
     let mut last_eta = tails_started;
     for b in first..total {
@@ -421,13 +424,11 @@ pub fn generate_with(
                 clock(eta(b + 1 - first, total - first, spent))
             ));
         }
-        if opts
-            .checkpoint_every
-            .is_some_and(|every| last_save.elapsed() >= every)
-            && b + 1 < total
-        {
+        if save_every.is_some_and(|every| last_save.elapsed() >= every) && b + 1 < total {
+            let t = Instant::now();
             desc.save(dir, &g.words)?;
             last_save = Instant::now();
+            save_every = save_every.map(|every| every.max(10 * t.elapsed()));
         }
         if opts.stop_after == Some(b + 1) {
             // As a build killed right after a checkpoint.

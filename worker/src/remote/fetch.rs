@@ -39,7 +39,6 @@ use tables::tablefile::{
     read_header, table_path, TableFileError, TableHeader, HEADER_LEN, NAME_LEN,
 };
 
-mod direct;
 mod sink;
 
 /// Why a fetch failed. Nothing was put in place; the bytes received are kept for a resume

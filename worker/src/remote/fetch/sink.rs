@@ -7,8 +7,8 @@
 //! fetch that a resume keeps are read back from the file and hashed first. The body goes
 //! to the disk around the page cache where the file system allows ([`Direct`]).
 
-use super::direct::Direct;
 use super::{io_error, FetchError};
+use crate::direct::Direct;
 use proto::wire;
 use std::fs::File;
 use std::os::unix::fs::FileExt;

@@ -1,17 +1,19 @@
-//! Writing a fetched body around the page cache (`O_DIRECT`), where the file system allows.
+//! Writing large files around the page cache (`O_DIRECT`), where the file system allows:
+//! a fetched table's body (`remote::fetch`) and a build's checkpoint (`h48::checkpoint`).
 //!
 //! A buffered `write` copies every byte into freshly allocated page-cache pages, which the
 //! kernel later writes back and reclaims: for a table of several GB that copy was half of
 //! the fetcher's CPU (`perf`: `copy_folio_from_iter_atomic`, 51% of its cycles for
-//! h48h8k2). With `O_DIRECT` the disk reads the bytes from the process's own buffers. The
-//! bytes are staged (one copy, into a buffer that stays in cache) in 4 KiB-aligned
-//! buffers of [`STAGE`] bytes, and a second thread writes full buffers while the writer
-//! fills the next: receiving, hashing and the disk's writing overlap.
+//! h48h8k2), and it fills the page cache with a file nobody reads soon. With `O_DIRECT`
+//! the disk reads the bytes from the process's own buffers. The bytes are staged (one
+//! copy, into a buffer that stays in cache) in 4 KiB-aligned buffers of [`STAGE`] bytes,
+//! and a second thread writes full buffers while the caller fills the next: producing the
+//! bytes and the disk's writing overlap.
 //!
 //! Only whole, aligned blocks go this way; what is left at the end (the file's last,
 //! partial block) is written through the ordinary file. A file system that refuses
 //! `O_DIRECT`, at open or at the first write, gets ordinary writes for the rest of the
-//! fetch. The page cache does not hold the file afterwards: its first reader reads it from
+//! file. The page cache does not hold the file afterwards: its first reader reads it from
 //! the disk.
 
 use std::fs::File;
@@ -81,7 +83,7 @@ impl Stage {
 
 /// The staging side of direct writes: the buffer being filled, the spare buffers coming
 /// back from the thread that writes them.
-pub(super) struct Direct {
+pub(crate) struct Direct {
     filling: Stage,
     to_disk: Option<SyncSender<Stage>>,
     back: Receiver<Stage>,
@@ -110,7 +112,7 @@ fn open_direct(path: &Path) -> Option<File> {
 impl Direct {
     /// Direct writes to `path` (the partial file, already open as `file` for ordinary
     /// writes), or `None` where they cannot be had.
-    pub(super) fn open(path: &Path, file: &File) -> Option<Direct> {
+    pub(crate) fn open(path: &Path, file: &File) -> Option<Direct> {
         let direct = open_direct(path)?;
         let fallback = file.try_clone().ok()?;
         let (to_disk, from_writer) = sync_channel::<Stage>(1);
@@ -119,7 +121,7 @@ impl Direct {
             give_back.send(Stage::new()).ok()?;
         }
         let thread = std::thread::Builder::new()
-            .name("fetch-direct".into())
+            .name("direct-write".into())
             .spawn(move || write_stages(&direct, &fallback, &from_writer, &give_back))
             .ok()?;
         Some(Direct {
@@ -133,7 +135,7 @@ impl Direct {
     /// Stages `data`, whose first byte goes at file offset `at` (each call continuing
     /// the previous one, except the first after a resume, whose start the file's bytes
     /// before `at` in the same block fill: `file` reads them).
-    pub(super) fn write(&mut self, mut data: &[u8], mut at: u64, file: &File) -> io::Result<()> {
+    pub(crate) fn write(&mut self, mut data: &[u8], mut at: u64, file: &File) -> io::Result<()> {
         if self.filling.len > 0 && self.filling.end() != at {
             return Err(io::Error::other(format!(
                 "direct write at {at}, where {} was expected",
@@ -187,7 +189,7 @@ impl Direct {
     /// Writes everything staged (the whole blocks directly, the last partial block
     /// through `file`) and waits for the writing thread: afterwards the file holds every
     /// byte given to [`Direct::write`].
-    pub(super) fn finish(mut self, file: &File) -> io::Result<()> {
+    pub(crate) fn finish(mut self, file: &File) -> io::Result<()> {
         let whole = self.filling.len - self.filling.len % BLOCK;
         let tail_at = self.filling.start + whole as u64;
         let tail = self.filling.bytes()[whole..self.filling.len].to_vec();
@@ -218,7 +220,7 @@ impl Direct {
 
 impl Drop for Direct {
     fn drop(&mut self) {
-        // An abandoned fetch: let the thread write what it holds and stop, so that no
+        // An abandoned file: let the thread write what it holds and stop, so that no
         // write lands in the file after its owner has moved on.
         self.to_disk = None;
         if let Some(t) = self.thread.take() {
