@@ -169,12 +169,22 @@ impl Direct {
     fn send_filling(&mut self) -> io::Result<()> {
         let spare = self.back.recv().map_err(|_| self.thread_error())?;
         let full = std::mem::replace(&mut self.filling, spare);
-        let sent = self.to_disk.as_ref().map(|tx| tx.send(full).is_ok());
-        if sent != Some(true) {
-            return Err(self.thread_error());
-        }
+        self.hand_over(full)?;
         self.filling.len = 0;
         Ok(())
+    }
+
+    /// Gives `stage` to the writing thread; its error if it has stopped.
+    fn hand_over(&mut self, stage: Stage) -> io::Result<()> {
+        let sent = self
+            .to_disk
+            .as_ref()
+            .is_some_and(|tx| tx.send(stage).is_ok());
+        if sent {
+            Ok(())
+        } else {
+            Err(self.thread_error())
+        }
     }
 
     /// The writing thread's error, once it has stopped.
@@ -201,10 +211,7 @@ impl Direct {
                 len: 0,
             };
             let last = std::mem::replace(&mut self.filling, spare);
-            let sent = self.to_disk.as_ref().map(|tx| tx.send(last).is_ok());
-            if sent != Some(true) {
-                return Err(self.thread_error());
-            }
+            self.hand_over(last)?;
         }
         self.to_disk = None;
         match self.thread.take().map(JoinHandle::join) {

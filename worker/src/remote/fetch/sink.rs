@@ -199,8 +199,6 @@ impl Writer {
         Ok(())
     }
 
-    /// The header, read back from the file, checked against the name and checksum
-    /// announced; the check of the body that follows it.
     /// Writes what the direct writer holds and stops it: the file then holds every byte
     /// received.
     fn finish_direct(&mut self) -> Result<(), FetchError> {
@@ -212,6 +210,8 @@ impl Writer {
         }
     }
 
+    /// The header, read back from the file, checked against the name and checksum
+    /// announced; the check of the body that follows it.
     fn header_check(&self) -> Result<BodyCheck, FetchError> {
         let path = &self.target.path;
         let header = read_header(path).map_err(FetchError::Table)?;
