@@ -168,6 +168,32 @@ fn check_short_scrambles(solver: &H48Solver, seed: u64, count: usize) {
     }
 }
 
+/// What the search's shared estimates rest on: a move made before a position (`U · x`,
+/// the back side of the search, and the front side's inverse) changes its H48 coordinate
+/// only by its coset of H, which contains the half turns: `U2 · x` keeps the table entry
+/// of `x`, and `U' · x = U2 · U · x` reads the entry of `U · x`, with or without
+/// orientation bits.
+#[test]
+fn h48_a_face_s_quarter_turns_before_a_position_share_its_table_entry() {
+    let mut rng = SplitMix64::new(21);
+    for solver in [h48_common::h0k4(), h48_common::h2k2_base3()] {
+        for _ in 0..200 {
+            let moves: Vec<Move> = (0..20).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+            let x = Cube::from_moves(&moves);
+            let before = |m: usize| Cube::from_moves(&[Move::ALL[m]]).compose(&x);
+            for face in 0..6 {
+                let (q, h, q3) = (3 * face, 3 * face + 1, 3 * face + 2);
+                assert_eq!(solver.table_index(&before(h)), solver.table_index(&x));
+                assert_eq!(
+                    solver.table_index(&before(q)),
+                    solver.table_index(&before(q3)),
+                    "{moves:?}, face {face}"
+                );
+            }
+        }
+    }
+}
+
 /// Short random scrambles through h48h0k4.
 #[test]
 fn h48_short_scrambles_match_brute_force() {

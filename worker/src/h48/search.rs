@@ -20,6 +20,15 @@
 //! and expands the side with fewer of them (the NISS-style switch; seed 001, and
 //! nissy-core does the same).
 //!
+//! Shared estimates: a move made before a position (a back move, for the normal cube; a
+//! front move, for the inverse) changes its coordinate only through the coset `H · m`, so
+//! the quarter turns `U` and `U' = U2 · U` of a face give one estimate on that side. It
+//! is read once for both, and first. The face's half turn is one move from either: when
+//! that shared estimate is two or more over the bound, the half turn is pruned unread.
+//! (Its own estimate on that side is the parent's, which passed; a coset estimate, unlike
+//! the distance, can change by more than one under a move made before the position, so
+//! this prunes nodes the half turn's own estimates keep.)
+//!
 //! Each solution is produced once: the side taken at a node is a function of the node,
 //! and moves are kept canonical (no two moves on one face in a row; of two moves on
 //! opposite faces in a row, the U/R/F one first), including where the front and back
@@ -150,6 +159,9 @@ struct Frame {
     nl: u8,
     /// Whether every live child's estimates are known (and within the bound).
     resolved: bool,
+    /// Per face, the estimate its two quarter turns share (see [`expand`]); `Known(0)`
+    /// where none is shared.
+    shared: [Est; 6],
 }
 
 /// `0, 1, …, 17`: every child live.
@@ -174,6 +186,7 @@ const EMPTY_FRAME: Frame = Frame {
     live: [0; 18],
     nl: 0,
     resolved: false,
+    shared: [Est::Known(0); 6],
 };
 
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
@@ -399,14 +412,40 @@ impl<'a> Lane<'a> {
                     let kj = f.live[j];
                     // SAFETY: `live` holds indices of children written by `expand`.
                     let k = unsafe { f.kids[kj as usize].assume_init_mut() };
-                    let done = match k.hn.advance(p, &k.n, &mut st.lookups) {
-                        Some(v) if v > rr => continue,
-                        Some(_) => match k.inverse_estimate(p, &f.pi, rr, &mut st.lookups) {
+                    let face = k.m.face_index();
+                    let done = if k.shared() {
+                        // A quarter turn: the estimate shared with its face's other
+                        // quarter turn first, then its own on the other side.
+                        match f.shared[face].read(p, &mut st.lookups) {
                             Some(v) if v > rr => continue,
-                            Some(_) => true,
+                            Some(_) => match if k.back {
+                                k.inverse_estimate(p, &f.pi, rr, &mut st.lookups)
+                            } else {
+                                k.normal_estimate(p, rr, &mut st.lookups)
+                            } {
+                                Some(v) if v > rr => continue,
+                                Some(_) => true,
+                                None => false,
+                            },
                             None => false,
-                        },
-                        None => false,
+                        }
+                    } else {
+                        // A half turn is one move from its face's quarter turns: it is at
+                        // least their shared estimate less one away.
+                        if let Est::Known(v) = f.shared[face] {
+                            if v > rr + 1 {
+                                continue;
+                            }
+                        }
+                        match k.hn.advance(p, &k.n, &mut st.lookups) {
+                            Some(v) if v > rr => continue,
+                            Some(_) => match k.inverse_estimate(p, &f.pi, rr, &mut st.lookups) {
+                                Some(v) if v > rr => continue,
+                                Some(_) => true,
+                                None => false,
+                            },
+                            None => false,
+                        }
                     };
                     waiting |= !done;
                     f.live[kept] = kj;
@@ -432,11 +471,24 @@ impl<'a> Lane<'a> {
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.kids[kj].assume_init_mut() };
             // Both estimates are known and within the bound (resolved above).
-            let (Some(hn2), Some(hi2)) = (
-                k.hn.advance(p, &k.n, &mut st.lookups),
-                k.inverse_estimate(p, &f.pi, f.rr, &mut st.lookups),
-            ) else {
-                continue;
+            let (hn2, hi2) = if k.shared() {
+                let Est::Known(sv) = f.shared[k.m.face_index()] else {
+                    continue;
+                };
+                k.make_inverse(&f.pi);
+                match (k.back, k.hn, k.hi) {
+                    (true, _, Est::Known(v)) => (sv, v),
+                    (false, Est::Known(v), _) => (v, sv),
+                    _ => continue,
+                }
+            } else {
+                let (Some(hn2), Some(hi2)) = (
+                    k.hn.advance(p, &k.n, &mut st.lookups),
+                    k.inverse_estimate(p, &f.pi, f.rr, &mut st.lookups),
+                ) else {
+                    continue;
+                };
+                (hn2, hi2)
             };
             let (mf, mb, via) = if k.back {
                 st.back[st.nb] = k.m;
@@ -540,6 +592,7 @@ fn expand<L: Lookup>(
     f.pi = *i;
     f.nl = 0;
     f.resolved = false;
+    f.shared = [Est::Known(0); 6];
     if st.nodes >= st.check_at {
         st.check_at = st.nodes + CHECK_EVERY;
         if let Some(why) = st.stop.check() {
@@ -628,67 +681,122 @@ fn expand<L: Lookup>(
         // Two passes, so that the corner-table reads of all children overlap: the
         // children and their corner words, then the corner bounds, the main-table
         // indices and their prefetches.
-        let mut words = [(0u32, 0u32); 18];
+        //
+        // The two quarter turns of a face share one estimate: on the side the move is
+        // made (back: the normal, front: the inverse), `U · x` and `U' · x = U2 · U · x`
+        // are in one coset of H (which contains U2), so one lookup serves both, and it
+        // comes first. A half turn keeps the estimate of that side from its parent, and
+        // is one move from its face's quarter turns: once their shared estimate is more
+        // than one over the bound, the half turn is pruned too.
+        //
+        // `words[j]`: the corner word of child j's first lookup and which cube it is of
+        // (0: `n`, 1: `i`), or `u32::MAX` for a follower (the second quarter turn of a
+        // face, whose first estimate is the leader's).
+        let mut words = [(0u32, 0u8); 18];
         let mut all = 0;
         while allowed != 0 {
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             let m = Move::ALL[mi];
-            let half = m.is_half();
-            // A half turn leaves the coset of one side unchanged: its estimate is kept.
-            // The normal estimate is looked at first, and the inverse cube only made
-            // once it has passed, except when the normal estimate is the kept one.
-            let kid = if back && half {
-                let n2 = MOVE_CUBES[mi].compose(n);
-                let i2 = child_inverse(i, m, back);
-                words[all] = (u32::MAX, p.corner_word(&i2));
+            let n2 = if back {
+                MOVE_CUBES[mi].compose(n)
+            } else {
+                n.compose(&MOVE_CUBES[mi])
+            };
+            let kid = if m.is_half() {
+                // The estimate of the side moved on is the parent's; the other is read.
+                if back {
+                    let i2 = child_inverse(i, m, back);
+                    words[all] = (p.corner_word(&i2), 1);
+                    Kid {
+                        m,
+                        back,
+                        n: n2,
+                        i: i2,
+                        i_ready: true,
+                        hn: Est::Known(hn),
+                        hi: Est::Later,
+                    }
+                } else {
+                    words[all] = (p.corner_word(&n2), 0);
+                    Kid {
+                        m,
+                        back,
+                        n: n2,
+                        i: Cube::SOLVED,
+                        i_ready: false,
+                        hn: Est::Later,
+                        hi: Est::Known(hi),
+                    }
+                }
+            } else {
+                // A quarter turn: the first of its face (power 1, the lower index) leads
+                // and looks the shared estimate up.
+                let leader = m.power() == 1;
+                let (i2, i_ready) = if leader && !back {
+                    (child_inverse(i, m, back), true)
+                } else {
+                    (Cube::SOLVED, false)
+                };
+                words[all] = if !leader {
+                    (u32::MAX, 0)
+                } else if back {
+                    (p.corner_word(&n2), 0)
+                } else {
+                    (p.corner_word(&i2), 1)
+                };
                 Kid {
                     m,
                     back,
                     n: n2,
                     i: i2,
-                    i_ready: true,
-                    hn: Est::Known(hn),
-                    hi: Est::Known(hi),
-                }
-            } else {
-                let n2 = if back {
-                    MOVE_CUBES[mi].compose(n)
-                } else {
-                    n.compose(&MOVE_CUBES[mi])
-                };
-                words[all] = (p.corner_word(&n2), u32::MAX);
-                Kid {
-                    m,
-                    back,
-                    n: n2,
-                    i: Cube::SOLVED,
-                    i_ready: false,
-                    hn: Est::Known(hn),
-                    hi: if half { Est::Known(hi) } else { Est::Later },
+                    i_ready,
+                    hn: if back { Est::Shared } else { Est::Later },
+                    hi: if back { Est::Later } else { Est::Shared },
                 }
             };
             f.kids[all].write(kid);
             all += 1;
         }
         st.nodes += all as u64;
-        // The children stay where they are; `live` lists those the corner bound keeps.
+        // The children stay where they are; `live` lists those the corner bounds keep.
+        // A face's leader comes before its half turn and its follower (move order).
         let mut nl = 0;
-        for (j, &(wn, wi)) in words[..all].iter().enumerate() {
-            let w = wn & wi;
-            let cd = (w >> 18) as u8;
-            if cd > rr {
-                continue;
-            }
+        for (j, &(w, side)) in words[..all].iter().enumerate() {
             // SAFETY: written in the pass above.
             let k = unsafe { f.kids[j].assume_init_mut() };
-            let idx = p.index(if wn != u32::MAX { &k.n } else { &k.i }, w);
+            let face = k.m.face_index();
+            let shared = k.shared();
+            if w == u32::MAX {
+                // A follower: live unless the leader's corner bound pruned the face.
+                if let Est::Known(v) = f.shared[face] {
+                    if v > rr {
+                        continue;
+                    }
+                }
+                f.live[nl] = j as u8;
+                nl += 1;
+                continue;
+            }
+            let cd = (w >> 18) as u8;
+            if shared {
+                if cd > rr {
+                    f.shared[face] = Est::Known(cd);
+                    continue;
+                }
+            } else if cd > rr || matches!(f.shared[face], Est::Known(v) if v > rr + 1) {
+                continue;
+            }
+            let idx = p.index(if side == 0 { &k.n } else { &k.i }, w);
             p.table.prefetch(idx);
             fetched = true;
-            if wn != u32::MAX {
-                k.hn = Est::At(Probe { cd, idx });
+            let probe = Est::At(Probe { cd, idx });
+            if shared {
+                f.shared[face] = probe;
+            } else if side == 0 {
+                k.hn = probe;
             } else {
-                k.hi = Est::At(Probe { cd, idx });
+                k.hi = probe;
             }
             f.live[nl] = j as u8;
             nl += 1;
