@@ -37,7 +37,9 @@
 //! Memory: a node's children are generated in two passes (all corner words first, so
 //! those reads overlap, then the corner bounds and the main-table indices), and the
 //! entries of their first estimates are prefetched; the second estimate's index is only
-//! computed, and its entry prefetched, for the children whose first estimate passed. The
+//! computed, and its entry prefetched, for the children whose first estimate passed. A
+//! child keeps only its move and estimates: its cubes are made from the node's where an
+//! estimate or its own expansion needs them (most children never do). The
 //! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
 //! several tasks on one thread and switch to another task while the prefetched entries
 //! arrive. Nothing allocates per node.
@@ -52,8 +54,7 @@ mod lookup;
 
 pub use self::lookup::{K2WithH0, Lookup, Pruner};
 
-use self::estimate::{child_inverse, Est, Kid};
-use self::lookup::Probe;
+use self::estimate::{child_inverse, child_normal, Est, Kid};
 use crate::StopToken;
 use proto::Stop;
 use tables::canonical::{allowed_after, is_canonical, AFTER, START};
@@ -152,7 +153,8 @@ struct Frame {
     mb: u32,
     /// The move that led to the node: 0 none (the root), 1 a front move, 2 a back move.
     via: u8,
-    /// The node's inverse (children's inverses are made from it when needed).
+    /// The node and its inverse (children's cubes are made from them when needed).
+    pn: Cube,
     pi: Cube,
     /// `live[..nl]`: the children still in the running, in order.
     live: [u8; 18],
@@ -182,6 +184,7 @@ const EMPTY_FRAME: Frame = Frame {
     mf: 0,
     mb: 0,
     via: 0,
+    pn: Cube::SOLVED,
     pi: Cube::SOLVED,
     live: [0; 18],
     nl: 0,
@@ -413,39 +416,26 @@ impl<'a> Lane<'a> {
                     // SAFETY: `live` holds indices of children written by `expand`.
                     let k = unsafe { f.kids[kj as usize].assume_init_mut() };
                     let face = k.m.face_index();
-                    let done = if k.shared() {
-                        // A quarter turn: the estimate shared with its face's other
-                        // quarter turn first, then its own on the other side.
-                        match f.shared[face].read(p, &mut st.lookups) {
-                            Some(v) if v > rr => continue,
-                            Some(_) => match if k.back {
-                                k.inverse_estimate(p, &f.pi, rr, &mut st.lookups)
-                            } else {
-                                k.normal_estimate(p, rr, &mut st.lookups)
-                            } {
-                                Some(v) if v > rr => continue,
-                                Some(_) => true,
-                                None => false,
-                            },
-                            None => false,
-                        }
-                    } else {
-                        // A half turn is one move from its face's quarter turns: it is at
-                        // least their shared estimate less one away.
+                    // A half turn is one move from its face's quarter turns: it is at least
+                    // their shared estimate less one away.
+                    if !k.shared() {
                         if let Est::Known(v) = f.shared[face] {
                             if v > rr + 1 {
                                 continue;
                             }
                         }
-                        match k.hn.advance(p, &k.n, &mut st.lookups) {
-                            Some(v) if v > rr => continue,
-                            Some(_) => match k.inverse_estimate(p, &f.pi, rr, &mut st.lookups) {
-                                Some(v) if v > rr => continue,
-                                Some(_) => true,
-                                None => false,
-                            },
-                            None => false,
-                        }
+                    }
+                    let done = match k.resolve(
+                        p,
+                        &mut f.shared[face],
+                        &f.pn,
+                        &f.pi,
+                        rr,
+                        &mut st.lookups,
+                    ) {
+                        Some(false) => continue,
+                        Some(true) => true,
+                        None => false,
                     };
                     waiting |= !done;
                     f.live[kept] = kj;
@@ -471,25 +461,9 @@ impl<'a> Lane<'a> {
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.kids[kj].assume_init_mut() };
             // Both estimates are known and within the bound (resolved above).
-            let (hn2, hi2) = if k.shared() {
-                let Est::Known(sv) = f.shared[k.m.face_index()] else {
-                    continue;
-                };
-                k.make_inverse(&f.pi);
-                match (k.back, k.hn, k.hi) {
-                    (true, _, Est::Known(v)) => (sv, v),
-                    (false, Est::Known(v), _) => (v, sv),
-                    _ => continue,
-                }
-            } else {
-                let (Some(hn2), Some(hi2)) = (
-                    k.hn.advance(p, &k.n, &mut st.lookups),
-                    k.inverse_estimate(p, &f.pi, f.rr, &mut st.lookups),
-                ) else {
-                    continue;
-                };
-                (hn2, hi2)
-            };
+            let (hn2, hi2) = k.values(&f.shared[k.m.face_index()]);
+            let n2 = child_normal(&f.pn, k.m, k.back);
+            let i2 = child_inverse(&f.pi, k.m, k.back);
             let (mf, mb, via) = if k.back {
                 st.back[st.nb] = k.m;
                 st.nb += 1;
@@ -499,19 +473,7 @@ impl<'a> Lane<'a> {
                 st.nf += 1;
                 (AFTER[k.m.face_index()], f.mb, 1)
             };
-            let fetched = expand(
-                p,
-                st,
-                &mut above[0],
-                &k.n,
-                &k.i,
-                hn2,
-                hi2,
-                f.rr,
-                mf,
-                mb,
-                via,
-            );
+            let fetched = expand(p, st, &mut above[0], &n2, &i2, hn2, hi2, f.rr, mf, mb, via);
             self.top = t + 2;
             if fetched {
                 return true;
@@ -589,6 +551,7 @@ fn expand<L: Lookup>(
 ) -> bool {
     f.next = 0;
     f.via = via;
+    f.pn = *n;
     f.pi = *i;
     f.nl = 0;
     f.resolved = false;
@@ -621,22 +584,13 @@ fn expand<L: Lookup>(
     f.rr = rr;
     let mut nk = 0;
     let mut fetched = false;
-    let child = |mi: usize| {
-        let mc = &MOVE_CUBES[mi];
-        let minv = &MOVE_CUBES[Move::ALL[mi].inverse().index()];
-        if back {
-            (mc.compose(n), i.compose(minv))
-        } else {
-            (n.compose(mc), minv.compose(i))
-        }
-    };
     if rr == 0 {
         // The children are leaves.
         while allowed != 0 {
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             st.nodes += 1;
-            if !child(mi).0.is_solved() {
+            if !child_normal(n, Move::ALL[mi], back).is_solved() {
                 continue;
             }
             let m = Move::ALL[mi];
@@ -659,7 +613,7 @@ fn expand<L: Lookup>(
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             st.nodes += 1;
-            let (n2, i2) = child(mi);
+            let n2 = child_normal(n, Move::ALL[mi], back);
             if !is_one_move(&n2) {
                 continue;
             }
@@ -669,9 +623,6 @@ fn expand<L: Lookup>(
             f.kids[nk].write(Kid {
                 m: Move::ALL[mi],
                 back,
-                n: n2,
-                i: i2,
-                i_ready: true,
                 hn: Est::Known(h),
                 hi: Est::Known(h),
             });
@@ -689,68 +640,50 @@ fn expand<L: Lookup>(
         // is one move from its face's quarter turns: once their shared estimate is more
         // than one over the bound, the half turn is pruned too.
         //
-        // `words[j]`: the corner word of child j's first lookup and which cube it is of
-        // (0: `n`, 1: `i`), or `u32::MAX` for a follower (the second quarter turn of a
-        // face, whose first estimate is the leader's).
-        let mut words = [(0u32, 0u8); 18];
+        // Only the cubes of the first lookups are made here (a face's leader, its half
+        // turn), in `cubes`; `looks[j]`: child j's index into `cubes` and the corner word
+        // of that cube, or `u8::MAX` for a follower (the second quarter turn of a face,
+        // whose first estimate is the leader's).
+        let mut cubes = [Cube::SOLVED; 12];
+        let mut looks = [(0u8, 0u32); 18];
+        let mut nc = 0;
         let mut all = 0;
         while allowed != 0 {
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             let m = Move::ALL[mi];
-            let n2 = if back {
-                MOVE_CUBES[mi].compose(n)
-            } else {
-                n.compose(&MOVE_CUBES[mi])
-            };
             let kid = if m.is_half() {
                 // The estimate of the side moved on is the parent's; the other is read.
-                if back {
-                    let i2 = child_inverse(i, m, back);
-                    words[all] = (p.corner_word(&i2), 1);
-                    Kid {
-                        m,
-                        back,
-                        n: n2,
-                        i: i2,
-                        i_ready: true,
-                        hn: Est::Known(hn),
-                        hi: Est::Later,
-                    }
+                cubes[nc] = if back {
+                    child_inverse(i, m, back)
                 } else {
-                    words[all] = (p.corner_word(&n2), 0);
-                    Kid {
-                        m,
-                        back,
-                        n: n2,
-                        i: Cube::SOLVED,
-                        i_ready: false,
-                        hn: Est::Later,
-                        hi: Est::Known(hi),
-                    }
+                    child_normal(n, m, back)
+                };
+                looks[all] = (nc as u8, p.corner_word(&cubes[nc]));
+                nc += 1;
+                Kid {
+                    m,
+                    back,
+                    hn: if back { Est::Known(hn) } else { Est::Later },
+                    hi: if back { Est::Later } else { Est::Known(hi) },
                 }
             } else {
                 // A quarter turn: the first of its face (power 1, the lower index) leads
                 // and looks the shared estimate up.
-                let leader = m.power() == 1;
-                let (i2, i_ready) = if leader && !back {
-                    (child_inverse(i, m, back), true)
+                if m.power() == 1 {
+                    cubes[nc] = if back {
+                        child_normal(n, m, back)
+                    } else {
+                        child_inverse(i, m, back)
+                    };
+                    looks[all] = (nc as u8, p.corner_word(&cubes[nc]));
+                    nc += 1;
                 } else {
-                    (Cube::SOLVED, false)
-                };
-                words[all] = if !leader {
-                    (u32::MAX, 0)
-                } else if back {
-                    (p.corner_word(&n2), 0)
-                } else {
-                    (p.corner_word(&i2), 1)
-                };
+                    looks[all] = (u8::MAX, 0);
+                }
                 Kid {
                     m,
                     back,
-                    n: n2,
-                    i: i2,
-                    i_ready,
                     hn: if back { Est::Shared } else { Est::Later },
                     hi: if back { Est::Later } else { Est::Shared },
                 }
@@ -762,41 +695,33 @@ fn expand<L: Lookup>(
         // The children stay where they are; `live` lists those the corner bounds keep.
         // A face's leader comes before its half turn and its follower (move order).
         let mut nl = 0;
-        for (j, &(w, side)) in words[..all].iter().enumerate() {
+        for (j, &(c, w)) in looks[..all].iter().enumerate() {
             // SAFETY: written in the pass above.
             let k = unsafe { f.kids[j].assume_init_mut() };
             let face = k.m.face_index();
-            let shared = k.shared();
-            if w == u32::MAX {
+            if c == u8::MAX {
                 // A follower: live unless the leader's corner bound pruned the face.
-                if let Est::Known(v) = f.shared[face] {
-                    if v > rr {
-                        continue;
-                    }
-                }
-                f.live[nl] = j as u8;
-                nl += 1;
-                continue;
-            }
-            let cd = (w >> 18) as u8;
-            if shared {
-                if cd > rr {
-                    f.shared[face] = Est::Known(cd);
+                if matches!(f.shared[face], Est::Known(v) if v > rr) {
                     continue;
                 }
-            } else if cd > rr || matches!(f.shared[face], Est::Known(v) if v > rr + 1) {
-                continue;
-            }
-            let idx = p.index(if side == 0 { &k.n } else { &k.i }, w);
-            p.table.prefetch(idx);
-            fetched = true;
-            let probe = Est::At(Probe { cd, idx });
-            if shared {
-                f.shared[face] = probe;
-            } else if side == 0 {
-                k.hn = probe;
             } else {
-                k.hi = probe;
+                let shared = k.shared();
+                if !shared && matches!(f.shared[face], Est::Known(v) if v > rr + 1) {
+                    continue;
+                }
+                let e = Est::from_word(p, &cubes[c as usize], w, rr);
+                let prefetched = matches!(e, Est::At(_));
+                if shared {
+                    f.shared[face] = e;
+                } else if back {
+                    k.hi = e;
+                } else {
+                    k.hn = e;
+                }
+                if !prefetched {
+                    continue;
+                }
+                fetched = true;
             }
             f.live[nl] = j as u8;
             nl += 1;

@@ -1,5 +1,5 @@
 //! A child's estimates, resolved one memory step at a time ([`Est`]), and the child
-//! itself ([`Kid`]) with its inverse made only when needed.
+//! itself ([`Kid`]): its move and estimates, its cubes made only when needed.
 
 use super::lookup::{Lookup, Probe, Pruner};
 use tables::moves::MOVE_CUBES;
@@ -10,13 +10,11 @@ use tables::{Cube, Move};
 pub(super) enum Est {
     /// Known (reused from the parent, or read).
     Known(u8),
-    /// The corner word is read; the main-table index is not computed yet.
-    Word(u32),
     /// The main-table entry is prefetched.
     At(Probe),
     /// The main table said "at most the base": the fallback entry is prefetched.
     Fallback(Probe),
-    /// Nothing computed yet (for an inverse estimate: the inverse cube is not made yet).
+    /// Nothing computed yet (not even the child's cube on that side).
     Later,
     /// The estimate the child shares with the other quarter turn of its face, kept in the
     /// frame (`Frame::shared`): see `expand`.
@@ -24,30 +22,28 @@ pub(super) enum Est {
 }
 
 impl Est {
-    /// Moves the estimate of `c` one step on: reads what an earlier step prefetched, or
-    /// computes an index and prefetches its entry. Returns the estimate once known, `None`
-    /// while it waits for a prefetched entry.
+    /// Starts the estimate of `c`: its corner word and bound, then (when the bound is
+    /// within `rr`) its main-table index, whose entry is prefetched. A corner bound over
+    /// `rr` gives `Known` of it at once.
     #[inline(always)]
-    pub(super) fn advance<L: Lookup>(
-        &mut self,
-        p: &Pruner<L>,
-        c: &Cube,
-        lookups: &mut u64,
-    ) -> Option<u8> {
-        if let Est::Word(w) = *self {
-            let idx = p.index(c, w);
-            p.table.prefetch(idx);
-            *self = Est::At(Probe {
-                cd: (w >> 18) as u8,
-                idx,
-            });
-            return None;
-        }
-        self.read(p, lookups)
+    pub(super) fn start<L: Lookup>(p: &Pruner<L>, c: &Cube, rr: u8) -> Est {
+        Est::from_word(p, c, p.corner_word(c), rr)
     }
 
-    /// [`Est::advance`] for an estimate whose index is already computed (every shared
-    /// estimate is): reads what an earlier step prefetched, or gives the known value.
+    /// [`Est::start`] with the corner word of `c` already read.
+    #[inline(always)]
+    pub(super) fn from_word<L: Lookup>(p: &Pruner<L>, c: &Cube, w: u32, rr: u8) -> Est {
+        let cd = (w >> 18) as u8;
+        if cd > rr {
+            return Est::Known(cd);
+        }
+        let idx = p.index(c, w);
+        p.table.prefetch(idx);
+        Est::At(Probe { cd, idx })
+    }
+
+    /// Reads what an earlier step prefetched, or gives the known value. Returns the
+    /// estimate once known, `None` while it waits for a prefetched (fallback) entry.
     #[inline(always)]
     pub(super) fn read<L: Lookup>(&mut self, p: &Pruner<L>, lookups: &mut u64) -> Option<u8> {
         match *self {
@@ -64,9 +60,9 @@ impl Est {
                 }
             }
             Est::Fallback(pr) => *self = Est::Known(pr.cd.max(p.table.fallback(pr.idx))),
-            // Started (`Later`, `Word`) or read from the frame (`Shared`) before it gets
-            // here; 0 is a valid bound if it did not.
-            Est::Word(_) | Est::Later | Est::Shared => *self = Est::Known(0),
+            // Started or read from the frame (`Shared`) before it gets here; 0 is a valid
+            // bound if it did not.
+            Est::Later | Est::Shared => *self = Est::Known(0),
         }
         match *self {
             Est::Known(v) => Some(v),
@@ -75,17 +71,26 @@ impl Est {
     }
 }
 
+/// A child of a node: its move and its two estimates. Its cubes are not kept: most
+/// children are pruned by their first estimate, so each cube is made from the parent's
+/// (`Frame::pn`, `Frame::pi`) only where it is needed.
 #[derive(Clone, Copy)]
 pub(super) struct Kid {
     pub(super) m: Move,
     pub(super) back: bool,
-    pub(super) n: Cube,
-    /// The inverse: computed only once it is needed (most children are pruned by their
-    /// first estimate), unless an estimate of it comes first.
-    pub(super) i: Cube,
-    pub(super) i_ready: bool,
     pub(super) hn: Est,
     pub(super) hi: Est,
+}
+
+/// The child of a node (normal cube `n`) by move `m` on the back or the front side.
+#[inline(always)]
+pub(super) fn child_normal(n: &Cube, m: Move, back: bool) -> Cube {
+    let mc = &MOVE_CUBES[m.index()];
+    if back {
+        mc.compose(n)
+    } else {
+        n.compose(mc)
+    }
 }
 
 /// The inverse of the child of a node (whose inverse is `i`) by move `m` on the back or
@@ -107,57 +112,60 @@ impl Kid {
         matches!(self.hn, Est::Shared) || matches!(self.hi, Est::Shared)
     }
 
-    /// Starts the normal estimate if it is not started yet (a front quarter turn, whose
-    /// shared inverse estimate came first), then moves it one step on (see
-    /// [`Est::advance`]); a corner bound over `rr` gives `Some(u8::MAX)`.
+    /// Moves the child's estimates one memory step on, the one of the side its move is
+    /// made on first (the face's shared estimate, or the parent's for a half turn), then
+    /// the other (started from the child's cube on that side, made from the parent's
+    /// `pn` or `pi`). Returns `Some(true)` once both are known and within `rr`,
+    /// `Some(false)` once one is over it, `None` while an entry is on its way.
     #[inline(always)]
-    pub(super) fn normal_estimate<L: Lookup>(
+    pub(super) fn resolve<L: Lookup>(
         &mut self,
         p: &Pruner<L>,
-        rr: u8,
-        lookups: &mut u64,
-    ) -> Option<u8> {
-        if let Est::Later = self.hn {
-            let w = p.corner_word(&self.n);
-            if (w >> 18) as u8 > rr {
-                return Some(u8::MAX);
-            }
-            self.hn = Est::Word(w);
-        }
-        self.hn.advance(p, &self.n, lookups)
-    }
-
-    /// Makes the inverse cube if it is not made yet (`pi`: the parent's inverse).
-    #[inline(always)]
-    pub(super) fn make_inverse(&mut self, pi: &Cube) {
-        if !self.i_ready {
-            self.i = child_inverse(pi, self.m, self.back);
-            self.i_ready = true;
-        }
-    }
-
-    /// Makes the inverse cube if it is not made yet (`pi`: the parent's inverse), then
-    /// moves the inverse estimate one step on (see [`Est::advance`]); a corner bound
-    /// over `rr` gives `Some(u8::MAX)`.
-    #[inline(always)]
-    pub(super) fn inverse_estimate<L: Lookup>(
-        &mut self,
-        p: &Pruner<L>,
+        shared: &mut Est,
+        pn: &Cube,
         pi: &Cube,
         rr: u8,
         lookups: &mut u64,
-    ) -> Option<u8> {
-        if !self.i_ready {
-            self.i = child_inverse(pi, self.m, self.back);
-            self.i_ready = true;
-            if let Est::Later = self.hi {
-                let w = p.corner_word(&self.i);
-                if (w >> 18) as u8 > rr {
-                    return Some(u8::MAX);
-                }
-                self.hi = Est::Word(w);
+    ) -> Option<bool> {
+        let (moved, other) = if self.back {
+            (&mut self.hn, &mut self.hi)
+        } else {
+            (&mut self.hi, &mut self.hn)
+        };
+        let first = match moved {
+            Est::Shared => shared.read(p, lookups),
+            e => e.read(p, lookups),
+        };
+        match first {
+            Some(v) if v > rr => return Some(false),
+            Some(_) => {}
+            None => return None,
+        }
+        if let Est::Later = other {
+            let c = if self.back {
+                child_inverse(pi, self.m, true)
+            } else {
+                child_normal(pn, self.m, false)
+            };
+            *other = Est::start(p, &c, rr);
+            if let Est::At(_) = other {
+                return None;
             }
         }
-        self.hi.advance(p, &self.i, lookups)
+        other.read(p, lookups).map(|v| v <= rr)
+    }
+
+    /// Both estimates (normal, inverse), once [`Kid::resolve`] has said `Some(true)`.
+    #[inline(always)]
+    pub(super) fn values(&self, shared: &Est) -> (u8, u8) {
+        let value = |e: &Est| match e {
+            Est::Known(v) => *v,
+            Est::Shared => match shared {
+                Est::Known(v) => *v,
+                _ => 0,
+            },
+            _ => 0,
+        };
+        (value(&self.hn), value(&self.hi))
     }
 }
