@@ -632,13 +632,7 @@ fn expand<L: Lookup>(
         // Two passes, so that the corner-table reads of all children overlap: the
         // children and their corner words, then the corner bounds, the main-table
         // indices and their prefetches.
-        //
-        // The two quarter turns of a face share one estimate: on the side the move is
-        // made (back: the normal, front: the inverse), `U · x` and `U' · x = U2 · U · x`
-        // are in one coset of H (which contains U2), so one lookup serves both, and it
-        // comes first. A half turn keeps the estimate of that side from its parent, and
-        // is one move from its face's quarter turns: once their shared estimate is more
-        // than one over the bound, the half turn is pruned too.
+        // A face's two quarter turns share their first estimate (see the module docs).
         //
         // Only the cubes of the first lookups are made here (a face's leader, its half
         // turn), in `cubes`; `looks[j]`: child j's index into `cubes` and the corner word
