@@ -42,9 +42,12 @@ const TAIL: u8 = 3;
 /// The base of h48hNk2 (N = 0..=11). Measured: on h48h3k2 base 8 (0.7% of entries "at
 /// most 8") searches 15% fewer nodes than base 9 (7.5% "at most 9") and builds in 30 s
 /// instead of 13 min (the cost grows about 13-fold per unit of base); on h48h4k2 base 8
-/// searches 6–67% fewer nodes than base 9 and builds in 36 s instead of 6.6 min. N >= 5
-/// keep nissy-core's bases (not measured here).
-pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 10, 10, 10, 10];
+/// searches 6–67% fewer nodes than base 9 and builds in 36 s instead of 6.6 min. On
+/// h48h8k2 base 9 searches 1.05–1.35× fewer nodes than base 10 (nissy-core's) at 17–19
+/// moves and 3.6–6.7× fewer than base 8, and builds in 16 min instead of 2 h 13 min on 2
+/// cores. N = 5..=7 and 9..=11 keep nissy-core's bases (not measured here: h9–h11 need a
+/// larger machine).
+pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10];
 
 /// Which edges' orientations an h48hNk2 index keeps, recorded as the first header
 /// parameter: 1 = the edges at positions `12 - N .. 12` (BR, then BL, FL, FR, DB, ...:
