@@ -646,41 +646,33 @@ fn expand<L: Lookup>(
             let mi = allowed.trailing_zeros() as usize;
             allowed &= allowed - 1;
             let m = Move::ALL[mi];
-            let kid = if m.is_half() {
-                // The estimate of the side moved on is the parent's; the other is read.
-                cubes[nc] = if back {
+            let half = m.is_half();
+            // A half turn reads the side it is not made on (the other is the parent's); the
+            // first quarter turn of a face (power 1, the lower index) leads and reads the
+            // shared estimate, on the side it is made on; the second reads nothing yet.
+            if half || m.power() == 1 {
+                cubes[nc] = if back == half {
                     child_inverse(i, m, back)
                 } else {
                     child_normal(n, m, back)
                 };
                 looks[all] = (nc as u8, p.corner_word(&cubes[nc]));
                 nc += 1;
-                Kid {
-                    m,
-                    back,
-                    hn: if back { Est::Known(hn) } else { Est::Later },
-                    hi: if back { Est::Later } else { Est::Known(hi) },
-                }
             } else {
-                // A quarter turn: the first of its face (power 1, the lower index) leads
-                // and looks the shared estimate up.
-                if m.power() == 1 {
-                    cubes[nc] = if back {
-                        child_normal(n, m, back)
-                    } else {
-                        child_inverse(i, m, back)
-                    };
-                    looks[all] = (nc as u8, p.corner_word(&cubes[nc]));
-                    nc += 1;
-                } else {
-                    looks[all] = (u8::MAX, 0);
-                }
-                Kid {
-                    m,
-                    back,
-                    hn: if back { Est::Shared } else { Est::Later },
-                    hi: if back { Est::Later } else { Est::Shared },
-                }
+                looks[all] = (u8::MAX, 0);
+            }
+            // (normal, inverse) estimates.
+            let (hn_k, hi_k) = match (half, back) {
+                (true, true) => (Est::Known(hn), Est::Later),
+                (true, false) => (Est::Later, Est::Known(hi)),
+                (false, true) => (Est::Shared, Est::Later),
+                (false, false) => (Est::Later, Est::Shared),
+            };
+            let kid = Kid {
+                m,
+                back,
+                hn: hn_k,
+                hi: hi_k,
             };
             f.kids[all].write(kid);
             all += 1;
