@@ -45,8 +45,9 @@ const TAIL: u8 = 3;
 /// searches 6–67% fewer nodes than base 9 and builds in 36 s instead of 6.6 min. On
 /// h48h8k2 base 9 searches 1.05–1.35× fewer nodes than base 10 (nissy-core's) at 17–19
 /// moves and 3.6–6.7× fewer than base 8, and builds in 16 min instead of 2 h 13 min on 2
-/// cores. N = 5..=7 and 9..=11 keep nissy-core's bases (not measured here: h9–h11 need a
-/// larger machine).
+/// cores. On h48h9k2 base 9 searches 5–9× fewer nodes than base 8 at 17–19 moves (a
+/// 16-core machine); base 10 was not built there. N = 5..=7 and 9..=11 keep nissy-core's
+/// bases (h9–h11: base 10 unmeasured; see docs/performance.md).
 pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10];
 
 /// Which edges' orientations an h48hNk2 index keeps, recorded as the first header
