@@ -405,10 +405,7 @@ pub fn generate_with(
     let mut save_every = opts.checkpoint_every;
     let tails_started = Instant::now();
     let mut last_eta = tails_started;
-    // Enough pieces per batch for every thread: at base 8 a batch holds about 120
-    // origins, so pieces of 64 left all but two of 16 threads idle (h48h4k2 built in
-    // 53-55 s on 2 to 16 threads).
-    let piece = (per / (8 * rayon::current_num_threads())).clamp(1, 64);
+    let piece = piece_len(per, rayon::current_num_threads());
     for b in first..total {
         let lo = b as usize * per;
         let hi = (lo + per).min(origins.len());
@@ -472,6 +469,14 @@ pub fn generate_with(
     Ok(Outcome::Written)
 }
 
+/// How many starting cosets of a batch of `per` one task of the tails walks with `threads`
+/// threads: about eight tasks per thread, at most 64 cosets each. At base 8 a batch holds
+/// about 120 cosets, so tasks of a fixed 64 left all but two of 16 threads idle (h48h4k2
+/// built in 53-55 s on 2 to 16 threads, 7.8 s on 16 with this).
+fn piece_len(per: usize, threads: usize) -> usize {
+    (per / (8 * threads.max(1))).clamp(1, 64)
+}
+
 /// How often the tails' progress line (batches done, time spent, ETA) is printed.
 const ETA_EVERY: Duration = Duration::from_secs(60);
 
@@ -495,8 +500,23 @@ fn clock(d: Duration) -> String {
 
 #[cfg(test)]
 mod eta_tests {
-    use super::{clock, eta};
+    use super::{clock, eta, piece_len};
     use std::time::Duration;
+
+    #[test]
+    fn every_thread_gets_a_piece_of_a_batch_of_tails() {
+        // Batches of base 8 (119 cosets), base 9 (1,520) and base 10 (19,500 or so).
+        for per in [1, 7, 119, 1520, 19_500] {
+            for threads in [1, 2, 16, 64, 1000] {
+                let piece = piece_len(per, threads);
+                assert!((1..=64).contains(&piece), "{per} {threads}: {piece}");
+                assert!(
+                    per.div_ceil(piece) >= per.min(threads),
+                    "{per} cosets on {threads} threads in pieces of {piece}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_eta_is_the_pace_so_far_times_what_is_left() {
