@@ -499,7 +499,7 @@ fn clock(d: Duration) -> String {
 }
 
 #[cfg(test)]
-mod eta_tests {
+mod pace_tests {
     use super::{clock, eta, piece_len};
     use std::time::Duration;
 
