@@ -207,7 +207,10 @@ fn build_missing(dir: &Path, name: &str) -> anyhow::Result<()> {
         wanted = e
             .files
             .iter()
-            .chain(e.optional.iter())
+            .chain(e.optional.iter().filter(|f| {
+                // The two-phase move table is built only by name; checked when present.
+                **f != proto::catalog::TWOPHASE_P1M || table_path(dir, f).exists()
+            }))
             .map(|f| f.to_string())
             .collect();
     }

@@ -122,7 +122,7 @@ const TWOPHASE_FILES: [File; 3] = {
 
 /// Every table file, each once, in the order to build them: cocsep, the H48 main tables
 /// (smallest first), the two-phase files.
-static FILES: [File; 17] = [
+static FILES: [File; 18] = [
     File {
         name: COCSEP,
         // Twist (2187) times corner separation (70), 32 bits each.
@@ -151,7 +151,23 @@ static FILES: [File; 17] = [
     TWOPHASE_FILES[0],
     TWOPHASE_FILES[1],
     TWOPHASE_FILES[2],
+    File {
+        name: TWOPHASE_P1M,
+        // One 32-bit entry per twophase-p1 entry: how each move changes the distance.
+        entries: 64430 * 2187,
+        bits: 32,
+        // The two-phase tables opened (in huge pages) and the writer's batch.
+        build_memory: TWOPHASE_FILES[0].bytes()
+            + TWOPHASE_FILES[1].bytes()
+            + TWOPHASE_FILES[2].bytes()
+            + (128 << 20),
+    },
 ];
+
+/// The two-phase solver's optional file: its phase-1 move table (563.6 MB), which makes
+/// the search faster. Built only by name (`tables build twophase-p1m`), never as part of
+/// building `twophase`.
+pub const TWOPHASE_P1M: &str = "twophase-p1m";
 
 /// One solver table of the catalog.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,7 +205,7 @@ static ENTRIES: [Entry; 14] = [
         name: TWOPHASE,
         method: Method::TwoPhase,
         files: &["twophase-fsym", "twophase-p1", "twophase-p2"],
-        optional: None,
+        optional: Some(TWOPHASE_P1M),
     },
     h48!("h48h0k4", None),
     h48!("h48h0k2", None),

@@ -2,7 +2,7 @@
 //! files, sizes, methods) as ready engines.
 
 use crate::h48;
-use crate::twophase::tables::{P1_NAME, P2_NAME};
+use crate::twophase::tables::{P1M_NAME, P1_NAME, P2_NAME};
 use crate::twophase::TwoPhaseTables;
 use crate::{Engine, Error, H48Solver, TableMemory, TwoPhaseSolver};
 use proto::catalog::{self, Entry};
@@ -42,7 +42,7 @@ pub fn open_entry(dir: &Path, entry: &Entry, memory: TableMemory) -> Result<Engi
 pub fn build_file(dir: &Path, file: &str, progress: &dyn Progress) -> Result<(), Error> {
     if file == catalog::COCSEP || h48::TableKind::parse(file).is_some() {
         h48::build_table(dir, file, progress)
-    } else if TwoPhaseTables::table_names().contains(&file) {
+    } else if TwoPhaseTables::table_names().contains(&file) || file == P1M_NAME {
         TwoPhaseTables::build(dir, file, progress)
     } else {
         build(dir, file, progress)
@@ -96,11 +96,19 @@ mod tests {
             catalog::find(catalog::TWOPHASE).unwrap().files
         );
         assert_eq!(catalog::COCSEP, cocsep::NAME);
+        assert_eq!(catalog::TWOPHASE_P1M, P1M_NAME);
+        assert_eq!(
+            catalog::find(catalog::TWOPHASE).unwrap().optional,
+            Some(P1M_NAME)
+        );
         for name in catalog::files() {
             let file = catalog::file(name).unwrap();
             if let Some(kind) = h48::TableKind::parse(name) {
                 assert_eq!(file.entries, kind.entries(), "{name}");
                 assert_eq!(file.bits, kind.bits() as u64, "{name}");
+            } else if name == P1M_NAME {
+                assert_eq!(file.entries, N_FS_CLASSES as u64 * N_TWIST as u64);
+                assert_eq!(file.bits, 32);
             } else {
                 assert!(TwoPhaseTables::table_names().contains(&name), "{name}");
             }

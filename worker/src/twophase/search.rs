@@ -41,7 +41,7 @@
 //! (`Searcher`); it stays in one module so that it reads as the one algorithm it is. The
 //! tests live in `search/tests.rs`.
 
-use super::tables::{TwoPhaseTables, PHASE2_MOVES};
+use super::tables::{decode, TwoPhaseTables, PHASE2_MOVES};
 use super::{Goal, Stop};
 use crate::StopToken;
 use ::tables::canonical::{AFTER, START};
@@ -288,8 +288,21 @@ struct Searcher<'a> {
     stop: Option<Stop>,
 }
 
-/// A phase-1 child: move, flip, UDSlice, twist, and its pruning index.
-type P1Kid = (u8, u16, u16, u16, u64);
+/// A phase-1 child: move, flip, UDSlice, twist, its pruning index (or move-table index),
+/// and, with the move table, its distance and symmetry pair.
+type P1Kid = (u8, u16, u16, u16, u64, u8, u8);
+
+/// A phase-1 node to expand: its coordinates and, with the move table, its distance, its
+/// entry and its symmetry pair (see [`TwoPhaseTables::p1m_locate`]).
+#[derive(Clone, Copy)]
+struct P1Node {
+    flip: u16,
+    slice: u16,
+    twist: u16,
+    h: u8,
+    entry: u32,
+    sp: u8,
+}
 
 /// One level of a lane's phase-1 stack: the children of a node.
 #[derive(Clone, Copy)]
@@ -303,7 +316,7 @@ struct P1Frame {
 }
 
 const EMPTY_P1_FRAME: P1Frame = P1Frame {
-    kids: [(0, 0, 0, 0, 0); 18],
+    kids: [(0, 0, 0, 0, 0, 0, 0); 18],
     n: 0,
     next: 0,
     depth: 0,
@@ -482,7 +495,22 @@ impl Searcher<'_> {
             1 => self.phase1_last(lane, d.flip, d.slice, d.twist, 0, START),
             2 => self.phase1_two(lane, d.flip, d.slice, d.twist, 0, START),
             _ => {
-                self.expand(lane, 0, d.flip, d.slice, d.twist, togo, START);
+                let (entry, sp) = match &self.t.p1m {
+                    Some(p1m) => {
+                        let (i, sp) = self.t.p1m_locate(d.flip, d.slice, d.twist);
+                        (p1m.get(i), sp)
+                    }
+                    None => (0, 0),
+                };
+                let node = P1Node {
+                    flip: d.flip,
+                    slice: d.slice,
+                    twist: d.twist,
+                    h: d.h1,
+                    entry,
+                    sp,
+                };
+                self.expand(lane, 0, node, togo, START);
                 lane.top = 1;
             }
         }
@@ -491,18 +519,15 @@ impl Searcher<'_> {
     /// Generates the children of a phase-1 node at `depth` with `togo >= 3` moves left
     /// into `lane.frames[depth]`: their coordinates, the in-cache (UDSlice class, twist)
     /// bound, and for those it does not prune the pruning index, whose entry is
-    /// prefetched.
-    #[allow(clippy::too_many_arguments)]
-    fn expand(
-        &mut self,
-        lane: &mut Lane,
-        depth: usize,
-        flip: u16,
-        slice: u16,
-        twist: u16,
-        togo: u8,
-        last: usize,
-    ) {
+    /// prefetched. With the move table ([`Searcher::expand_p1m`]) instead.
+    fn expand(&mut self, lane: &mut Lane, depth: usize, node: P1Node, togo: u8, last: usize) {
+        if self.t.p1m.is_some() {
+            self.expand_p1m(lane, depth, node, togo, last);
+            return;
+        }
+        let P1Node {
+            flip, slice, twist, ..
+        } = node;
         let t = self.t;
         let f = &mut lane.frames[depth];
         let mut mask = AFTER[last];
@@ -520,7 +545,53 @@ impl Searcher<'_> {
             }
             let idx = t.p1_index_from(nf, ns, ss, tc);
             t.p1.prefetch(idx);
-            f.kids[n] = (m as u8, nf, ns, nt, idx);
+            f.kids[n] = (m as u8, nf, ns, nt, idx, 0, 0);
+            n += 1;
+        }
+        self.nodes += u64::from(AFTER[last].count_ones());
+        f.n = n as u8;
+        f.next = 0;
+        f.depth = depth as u8;
+        f.togo = togo;
+    }
+
+    /// [`Searcher::expand`] with the move table: the node's entry gives every child's
+    /// distance, so only the children within the bound are generated, and only those
+    /// that will be expanded in turn are located in the table (their entries prefetched).
+    fn expand_p1m(&mut self, lane: &mut Lane, depth: usize, node: P1Node, togo: u8, last: usize) {
+        let t = self.t;
+        let Some(p1m) = &t.p1m else { return };
+        let f = &mut lane.frames[depth];
+        let digits = decode(node.entry);
+        let perm = p1m.perm(node.sp);
+        let left = togo - 1;
+        let mut mask = AFTER[last];
+        let (fr, sr, tr) = (
+            node.flip as usize * 18,
+            node.slice as usize * 18,
+            node.twist as usize * 18,
+        );
+        let mut n = 0;
+        while mask != 0 {
+            let m = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            let digit = ((digits >> (2 * u32::from(perm[m]))) & 3) as u8;
+            // The child's distance: the node's, less one, plus the digit.
+            let h = (node.h + digit).saturating_sub(1);
+            if h >= togo {
+                continue;
+            }
+            let nf = t.flip_move[fr + m];
+            let ns = t.slice_move[sr + m];
+            let nt = t.twist_move[tr + m];
+            let (idx, sp) = if left >= 3 && !(h == 0 && left < 5) {
+                let (idx, sp) = t.p1m_locate(nf, ns, nt);
+                p1m.prefetch(idx);
+                (idx, sp)
+            } else {
+                (0, 0)
+            };
+            f.kids[n] = (m as u8, nf, ns, nt, idx, h, sp);
             n += 1;
         }
         self.nodes += u64::from(AFTER[last].count_ones());
@@ -553,10 +624,13 @@ impl Searcher<'_> {
                 }
                 continue;
             }
-            let (m, nf, ns, nt, idx) = f.kids[f.next as usize];
+            let (m, nf, ns, nt, idx, kid_h, sp) = f.kids[f.next as usize];
             f.next += 1;
             let depth = f.depth as usize;
-            let h = t.p1.get(idx);
+            let h = match &t.p1m {
+                Some(_) => kid_h,
+                None => t.p1.get(idx),
+            };
             if h >= togo {
                 continue;
             }
@@ -575,7 +649,16 @@ impl Searcher<'_> {
                 1 => self.phase1_last(lane, nf, ns, nt, depth + 1, last),
                 2 => self.phase1_two(lane, nf, ns, nt, depth + 1, last),
                 _ => {
-                    self.expand(lane, depth + 1, nf, ns, nt, left, last);
+                    let entry = t.p1m.as_ref().map_or(0, |p1m| p1m.get(idx));
+                    let node = P1Node {
+                        flip: nf,
+                        slice: ns,
+                        twist: nt,
+                        h,
+                        entry,
+                        sp,
+                    };
+                    self.expand(lane, depth + 1, node, left, last);
                     lane.top = top + 2;
                     return true;
                 }

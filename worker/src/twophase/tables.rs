@@ -29,8 +29,12 @@
 //! transparent huge pages ([`TableMemory::HugePages`]); [`TableMemory::Mapped`] reads the
 //! shared maps instead (about 10–30 % slower per lookup-bound search, no private copy).
 
+mod p1m;
 mod small;
 
+pub(crate) use self::p1m::decode;
+use self::p1m::P1Moves;
+pub use self::p1m::P1M_NAME;
 use self::small::SmallTables;
 use super::huge::Nibbles;
 use crate::Error;
@@ -129,6 +133,8 @@ pub struct TwoPhaseTables {
     /// `cp_dist[class]`: phase-2 distance of the corner permutation alone (the minimum
     /// of `cs_prune` over the slice permutations).
     pub(crate) cp_dist: Vec<u8>,
+    /// The optional phase-1 move table (`twophase-p1m`), used by the search when present.
+    pub(crate) p1m: Option<P1Moves>,
     /// How long opening took (mapping files and computing the small tables).
     load_time: Duration,
 }
@@ -158,10 +164,32 @@ impl TwoPhaseTables {
         check_header(&p2_file, (N_CP_CLASSES * N_PERM8) as u64, 4)?;
         check_cumulative(&p1_file, &P1_CUMULATIVE)?;
         check_cumulative(&p2_file, &P2_CUMULATIVE)?;
+        // The distances mod 3 that the move table must count, from the phase-1 table's.
+        let mut p1_mod3 = [0u64; 3];
+        for (d, &n) in p1_file.header().distribution.iter().enumerate() {
+            p1_mod3[d % 3] += n;
+        }
         let fsym = decode_fsym(&fsym_file)?;
         let copy = memory == TableMemory::HugePages;
         let p1 = Nibbles::new(p1_file.into_packed4()?, copy);
         let p2 = Nibbles::new(p2_file.into_packed4()?, copy);
+        let p1m_path = table_path(dir, P1M_NAME);
+        let p1m = if p1m_path.exists() {
+            let file = TableFile::open(p1m_path, P1M_NAME)?;
+            check_header(&file, p1m::N_P1M, 32)?;
+            let dist = &file.header().distribution;
+            if dist[..3] != p1_mod3 || dist[3..].iter().any(|&n| n != 0) {
+                return Err(Error::BadTable {
+                    name: P1M_NAME.into(),
+                    reason: "its distances mod 3 are not those of twophase-p1: the tables \
+                             do not belong together"
+                        .into(),
+                });
+            }
+            Some(P1Moves::new(file, copy)?)
+        } else {
+            None
+        };
         let small = SmallTables::new();
         let fs_rep: Vec<u32> = small
             .slice_rep
@@ -193,9 +221,13 @@ impl TwoPhaseTables {
                 .collect(),
             s4_conj: small.s4_conj,
             cs_prune: small.cs_prune,
+            p1m,
             load_time: Duration::ZERO,
         };
         tables.check_known_distances()?;
+        if tables.p1m.is_some() {
+            tables.check_p1m()?;
+        }
         Ok(TwoPhaseTables {
             load_time: start.elapsed(),
             ..tables
@@ -296,6 +328,7 @@ impl TwoPhaseTables {
                 );
                 write_packed4(dir, P2_NAME, &generated.table)?;
             }
+            P1M_NAME => p1m::build(dir, progress)?,
             other => return Err(Error::UnknownTable(other.to_owned())),
         }
         Ok(())
@@ -339,13 +372,16 @@ impl TwoPhaseTables {
             + 4 * (self.fs_rep.len() + self.cpsym.len())
             + self.s4_move.len()
             + self.cs_prune.len()
+            + self.p1m.as_ref().map_or(0, |m| m.bytes().len())
     }
 
     /// Touches every page of the mapped tables so that later searches do not pay for page
     /// faults (for benchmarks). Returns a value derived from the bytes so the reads stay.
     pub fn prefault(&self) -> u64 {
         let touch = |b: &[u8]| b.par_chunks(4096).map(|c| u64::from(c[0])).sum::<u64>();
-        touch(self.p1.bytes()) + touch(self.p2.bytes())
+        touch(self.p1.bytes())
+            + touch(self.p2.bytes())
+            + self.p1m.as_ref().map_or(0, |m| touch(m.bytes()))
     }
 
     /// Phase-1 pruning index of raw phase-1 coordinates.
