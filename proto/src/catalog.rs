@@ -5,7 +5,7 @@
 //!
 //! | name | method | files | also read when present |
 //! | --- | --- | --- | --- |
-//! | `twophase` | two-phase | `twophase-fsym`, `twophase-p1`, `twophase-p2` | |
+//! | `twophase` | two-phase | `twophase-fsym`, `twophase-p1`, `twophase-p2` | `twophase-p1m` (faster phase 1; built by name only) |
 //! | `h48h0k4` | optimal | `h48h0k4`, `cocsep` | |
 //! | `h48h0k2` | optimal | `h48h0k2`, `cocsep` | |
 //! | `h48hNk2`, N = 1..=11 | optimal | `h48hNk2`, `cocsep` | `h48h0k4` (fallback) |
@@ -179,7 +179,8 @@ pub struct Entry {
     /// The table files it cannot work without (in a tables directory, as `<file>.tbl`).
     pub files: &'static [&'static str],
     /// A file read when present, which makes the search faster (h48h0k4, the fallback
-    /// of h48hNk2 for N >= 1; building the table always builds it).
+    /// of h48hNk2 for N >= 1, which building the table always builds; twophase-p1m, the
+    /// two-phase move table, built only by name).
     pub optional: Option<&'static str>,
 }
 

@@ -20,7 +20,10 @@
 //! interleaved on the thread ([`Lane`]): while one waits for its prefetched entries the
 //! other works. With two moves left no pruning entry is read at all: the last
 //! move must be a quarter turn of R, L, F or B reaching the phase-2 group, which the raw
-//! coordinates decide (the twist alone almost always). A node inside the phase-2 group
+//! coordinates decide (the twist alone almost always). With the optional move table
+//! (`twophase-p1m`) a node's one entry gives all its children's distances: only the
+//! children within the bound are generated, and only those to be expanded are located
+//! and prefetched ([`Searcher::expand_p1m`]); the tree is the same. A node inside the phase-2 group
 //! with one to four moves left is not entered: its continuations back into the group
 //! would be phase-2 moves only, ending with a phase-2 move, and a phase-1 solution ending
 //! with a phase-2 move was already examined one level earlier.

@@ -7,6 +7,7 @@
 //! | `twophase-fsym` | 2048 · 495 | 32 | raw FlipUDSlice (`flip + 2048 · slice`) → `class << 4 \| sym` |
 //! | `twophase-p1` | 64430 · 2187 | 4 | phase-1 distance of (FlipUDSlice class, twist) |
 //! | `twophase-p2` | 2768 · 40320 | 4 | phase-2 distance of (corner-permutation class, edge8 permutation) |
+//! | `twophase-p1m` (optional) | 64430 · 2187 | 32 | how each move changes the phase-1 distance (`tables/p1m.rs`) |
 //!
 //! The sym index `sym` of a raw value is the symmetry that conjugates it to its class
 //! representative; the pruning index of a position is `class · size_b + b'` where `b'` is the
