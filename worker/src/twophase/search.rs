@@ -318,6 +318,18 @@ struct P1Frame {
     togo: u8,
 }
 
+impl P1Frame {
+    /// Makes the first `n` children the frame's, to be taken from the first, at `depth`
+    /// with `togo` moves left including theirs.
+    #[inline(always)]
+    fn ready(&mut self, n: usize, depth: usize, togo: u8) {
+        self.n = n as u8;
+        self.next = 0;
+        self.depth = depth as u8;
+        self.togo = togo;
+    }
+}
+
 const EMPTY_P1_FRAME: P1Frame = P1Frame {
     kids: [(0, 0, 0, 0, 0, 0, 0); 18],
     n: 0,
@@ -552,10 +564,7 @@ impl Searcher<'_> {
             n += 1;
         }
         self.nodes += u64::from(AFTER[last].count_ones());
-        f.n = n as u8;
-        f.next = 0;
-        f.depth = depth as u8;
-        f.togo = togo;
+        f.ready(n, depth, togo);
     }
 
     /// [`Searcher::expand`] with the move table: the node's entry gives every child's
@@ -598,10 +607,7 @@ impl Searcher<'_> {
             n += 1;
         }
         self.nodes += u64::from(AFTER[last].count_ones());
-        f.n = n as u8;
-        f.next = 0;
-        f.depth = depth as u8;
-        f.togo = togo;
+        f.ready(n, depth, togo);
     }
 
     /// Advances `lane` until it has prefetched table entries (true: come back later) or
