@@ -23,10 +23,10 @@
 //! coordinates decide (the twist alone almost always). With the optional move table
 //! (`twophase-p1m`) a node's one entry gives all its children's distances: only the
 //! children within the bound are generated, and only those to be expanded are located
-//! and prefetched ([`Searcher::expand_p1m`]); the tree is the same. A node inside the phase-2 group
-//! with one to four moves left is not entered: its continuations back into the group
-//! would be phase-2 moves only, ending with a phase-2 move, and a phase-1 solution ending
-//! with a phase-2 move was already examined one level earlier.
+//! and prefetched ([`Searcher::expand_p1m`]); the tree is the same. A node inside the
+//! phase-2 group with one to four moves left is not entered: its continuations back into
+//! the group would be phase-2 moves only, ending with a phase-2 move, and a phase-1
+//! solution ending with a phase-2 move was already examined one level earlier.
 //!
 //! # Probes and phase 2
 //! At a phase-1 solution (a probe) the position is rebuilt from the path with cached

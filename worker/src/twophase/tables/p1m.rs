@@ -22,7 +22,7 @@
 //! move `S₂ S₁ m S₁⁻¹ S₂⁻¹`.
 //!
 //! 563.6 MB: built from the other two-phase tables by `cubeswarm tables build twophase-p1m`
-//! (about a minute on two cores), and used by the solver whenever it is in the tables
+//! (18 s on two cores), and used by the solver whenever it is in the tables
 //! directory.
 
 use super::*;
