@@ -27,24 +27,28 @@ mod twophase_p1m {
         })
     }
 
+    /// `target/NAME`, with the three two-phase files of the test tables linked into it.
+    fn linked(name: &str) -> PathBuf {
+        let dir = target().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in TwoPhaseTables::table_names() {
+            let link = table_path(&dir, file);
+            if !link.exists() {
+                // A dangling link from an earlier run goes first.
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink(table_path(&target().join("test-tables"), file), &link)
+                    .unwrap();
+            }
+        }
+        dir
+    }
+
     /// A directory with the test tables' two-phase files linked and the move table built.
     fn p1m_dir() -> &'static Path {
         static D: OnceLock<PathBuf> = OnceLock::new();
         D.get_or_init(|| {
             plain();
-            let dir = target().join("test-tables-p1m");
-            std::fs::create_dir_all(&dir).unwrap();
-            for name in TwoPhaseTables::table_names() {
-                let link = table_path(&dir, name);
-                if !link.exists() {
-                    let _ = std::fs::remove_file(&link);
-                    std::os::unix::fs::symlink(
-                        table_path(&target().join("test-tables"), name),
-                        &link,
-                    )
-                    .unwrap();
-                }
-            }
+            let dir = linked("test-tables-p1m");
             if !table_path(&dir, P1M_NAME).exists() {
                 worker::catalog::build_file(&dir, P1M_NAME, &tables::progress::Silent).unwrap();
             }
@@ -104,14 +108,7 @@ mod twophase_p1m {
     #[test]
     fn a_move_table_that_disagrees_with_the_phase_1_table_is_refused() {
         let good = TableFile::open(table_path(p1m_dir(), P1M_NAME), P1M_NAME).unwrap();
-        let dir = target().join("test-tables-p1m-bad");
-        std::fs::create_dir_all(&dir).unwrap();
-        for name in TwoPhaseTables::table_names() {
-            let link = table_path(&dir, name);
-            let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(table_path(&target().join("test-tables"), name), &link)
-                .unwrap();
-        }
+        let dir = linked("test-tables-p1m-bad");
         let body = good.body();
         let chunk_len = tables::tablefile::BODY_CHUNK;
         write_table_with(

@@ -407,12 +407,26 @@ impl TwoPhaseTables {
     /// symmetry. Only tables of some hundred kilobytes are read.
     #[inline(always)]
     pub(crate) fn p1_index_from(&self, flip: u16, slice: u16, ss: usize, t: usize) -> u64 {
+        self.p1_index_sym_from(flip, slice, ss, t).0
+    }
+
+    /// [`TwoPhaseTables::p1_index_from`] and the second symmetry (the FlipUDSlice
+    /// class's, applied after the slice's).
+    #[inline(always)]
+    pub(crate) fn p1_index_sym_from(
+        &self,
+        flip: u16,
+        slice: u16,
+        ss: usize,
+        t: usize,
+    ) -> (u64, usize) {
         let s = ss & 15;
         let f = self.flip_conj[s * N_FLIP + flip as usize]
             ^ self.slice_flip_conj[s * N_SLICE + slice as usize];
         let cs = self.fs_rep[(ss >> 4) * N_FLIP + f as usize];
-        let t2 = self.twist_conj[((cs & 15) as usize) * N_TWIST + t];
-        u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t2)
+        let s2 = (cs & 15) as usize;
+        let t2 = self.twist_conj[s2 * N_TWIST + t];
+        (u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t2), s2)
     }
 
     /// Lower bound on the phase-1 distance from the small (UDSlice class, twist) table,

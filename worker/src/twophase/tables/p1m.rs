@@ -138,18 +138,9 @@ impl TwoPhaseTables {
     /// (`s1 · 16 + s2`) that conjugates the position to its entry's position.
     #[inline(always)]
     pub(crate) fn p1m_locate(&self, flip: u16, slice: u16, twist: u16) -> (u64, u8) {
-        let ss = self.slice_sym[slice as usize] as usize;
-        let s = ss & 15;
-        let t = self.twist_conj[s * N_TWIST + twist as usize] as usize;
-        let f = self.flip_conj[s * N_FLIP + flip as usize]
-            ^ self.slice_flip_conj[s * N_SLICE + slice as usize];
-        let cs = self.fs_rep[(ss >> 4) * N_FLIP + f as usize];
-        let s2 = (cs & 15) as usize;
-        let t2 = self.twist_conj[s2 * N_TWIST + t];
-        (
-            u64::from(cs >> 4) * N_TWIST as u64 + u64::from(t2),
-            (s * NSYM_UD + s2) as u8,
-        )
+        let (ss, t) = self.slice_class_twist(slice, twist);
+        let (i, s2) = self.p1_index_sym_from(flip, slice, ss, t);
+        (i, ((ss & 15) * NSYM_UD + s2) as u8)
     }
 
     /// The distances of the 18 children of raw phase-1 coordinates, from `twophase-p1`.
