@@ -33,8 +33,9 @@ use tables::format_moves;
 use tables::tablefile::TableFileError;
 
 /// Subtrees a subtree job interleaves on its thread (see
-/// [`H48Solver::search_lanes`]): two hide most of the table latency, three are no better.
-const LANES: usize = 2;
+/// [`H48Solver::search_lanes`]) to hide the table's latency: three, measured against two,
+/// four and six on a Zen 5 core (docs/performance.md, "three lanes").
+const LANES: usize = 3;
 
 /// The opened solvers of a process, by catalog table name.
 #[derive(Clone, Debug, Default)]
