@@ -45,10 +45,12 @@ const TAIL: u8 = 3;
 /// searches 6–67% fewer nodes than base 9 and builds in 36 s instead of 6.6 min. On
 /// h48h8k2 base 9 searches 1.05–1.35× fewer nodes than base 10 (nissy-core's) at 17–19
 /// moves and 3.6–6.7× fewer than base 8, and builds in 16 min instead of 2 h 13 min on 2
-/// cores. On h48h9k2 base 9 searches 5–9× fewer nodes than base 8 at 17–19 moves (a
-/// 16-core machine); base 10 was not built there. N = 5..=7 and 9..=11 keep nissy-core's
-/// bases (h9–h11: base 10 unmeasured; see docs/performance.md).
-pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 9, 10, 10, 10];
+/// cores. On h48h9k2 base 9 searches 5–9× fewer nodes than base 8 at 17–19 moves and
+/// builds in 112 s on 16 cores (a 16-core machine, lent once); base 10 was not built there
+/// (about 13 times the build), so h9 takes the best base measured, 9, as h8 does. N = 5..=7
+/// keep nissy-core's bases; h10 and h11 keep its 10, unmeasured: no machine lent here can
+/// build them twice (see docs/performance.md).
+pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 10, 10];
 
 /// Which edges' orientations an h48hNk2 index keeps, recorded as the first header
 /// parameter: 1 = the edges at positions `12 - N .. 12` (BR, then BL, FL, FR, DB, ...:
