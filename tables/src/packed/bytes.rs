@@ -81,8 +81,12 @@ enum Backing {
     /// Our own allocation (held for its `Drop`).
     Owned(#[allow(dead_code)] AlignedBuf),
     /// A read-only map of a whole table file, the body a sub-range of it (held for its
-    /// `Drop`).
-    Mapped(#[allow(dead_code)] memmap2::Mmap),
+    /// `Drop`), and the open file with the body's offset in it, when known (a huge-page
+    /// copy reads the file, which is faster than copying the map).
+    Mapped(
+        #[allow(dead_code)] memmap2::Mmap,
+        Option<(std::fs::File, u64)>,
+    ),
     /// A private copy in (transparent) huge pages (held for its `Drop`).
     Huge(#[allow(dead_code)] crate::huge::HugeArray<u8>),
 }
@@ -119,23 +123,43 @@ impl TableBytes {
         }
     }
 
-    /// The bytes `offset .. offset + len` of a map. Returns `None` if out of range.
-    pub(crate) fn mapped(map: memmap2::Mmap, offset: usize, len: usize) -> Option<TableBytes> {
+    /// The bytes `offset .. offset + len` of a map of `file` (kept open, for
+    /// [`TableBytes::to_huge_pages`]). Returns `None` if out of range.
+    pub(crate) fn mapped(
+        map: memmap2::Mmap,
+        file: Option<std::fs::File>,
+        offset: usize,
+        len: usize,
+    ) -> Option<TableBytes> {
         let end = offset.checked_add(len)?;
         let body = map.get(offset..end)?;
         let ptr = NonNull::new(body.as_ptr().cast_mut())?;
         Some(TableBytes {
             ptr,
             len,
-            _backing: Backing::Mapped(map),
+            _backing: Backing::Mapped(map, file.map(|f| (f, offset as u64))),
         })
     }
 
     /// A private copy of the bytes in transparent huge pages where the system has them
     /// ([`crate::huge`]): random lookups then rarely miss the TLB. Costs the table's size
     /// in memory per process, where a map is shared through the page cache.
+    ///
+    /// A mapped table is read from its file by up to four threads (several times faster
+    /// than copying the map, whose pages would each be faulted in); if that read fails,
+    /// the map is copied.
     pub fn to_huge_pages(&self) -> TableBytes {
-        let copy = crate::huge::HugeArray::from_slice(self.as_slice());
+        #[cfg(unix)]
+        let read = match &self._backing {
+            Backing::Mapped(_, Some((file, offset))) => {
+                let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+                crate::huge::HugeArray::read_file(file, *offset, self.len, threads).ok()
+            }
+            _ => None,
+        };
+        #[cfg(not(unix))]
+        let read = None;
+        let copy = read.unwrap_or_else(|| crate::huge::HugeArray::from_slice(self.as_slice()));
         let ptr = NonNull::new(copy.as_ptr().cast_mut()).unwrap_or(NonNull::dangling());
         TableBytes {
             ptr,
@@ -171,7 +195,7 @@ impl TableBytes {
 
     /// Whether the bytes come from a memory-mapped file (rather than the heap).
     pub fn is_mapped(&self) -> bool {
-        matches!(self._backing, Backing::Mapped(_))
+        matches!(self._backing, Backing::Mapped(..))
     }
 
     /// Hints the CPU to fetch the cache line holding byte `byte` (see [`prefetch`]).

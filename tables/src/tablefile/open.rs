@@ -16,6 +16,8 @@ pub struct TableFile {
     pub(super) header: TableHeader,
     /// The whole file, mapped read-only; exactly `HEADER_LEN + body_len` bytes.
     pub(super) map: memmap2::Mmap,
+    /// The file itself, kept open (a huge-page copy reads it).
+    pub(super) file: File,
 }
 
 impl TableFile {
@@ -55,6 +57,7 @@ impl TableFile {
             path: path.to_path_buf(),
             header,
             map,
+            file,
         })
     }
 
@@ -75,9 +78,14 @@ impl TableFile {
 
     /// The body as mapped bytes that outlive this `TableFile`.
     pub fn into_bytes(self) -> Result<TableBytes, TableFileError> {
-        let TableFile { path, header, map } = self;
+        let TableFile {
+            path,
+            header,
+            map,
+            file,
+        } = self;
         let len = map.len().saturating_sub(HEADER_LEN);
-        TableBytes::mapped(map, HEADER_LEN, len).ok_or(TableFileError::Truncated {
+        TableBytes::mapped(map, Some(file), HEADER_LEN, len).ok_or(TableFileError::Truncated {
             path,
             expected_len: header.body_len.saturating_add(HEADER_LEN as u64),
             actual_len: len as u64,

@@ -569,3 +569,34 @@ fn a_body_fed_in_pieces_of_any_size_checks_as_the_whole_file_does() {
         "{err:?}"
     );
 }
+
+#[test]
+fn huge_page_copy_of_a_mapped_table_reads_its_file_exactly() {
+    let dir = TempDir::new("huge");
+    // 4.5 MB: three 2 MiB shares, so several threads read, the last one short.
+    let path = write_sample(&dir.0, "h48h0k4", 9_000_001);
+    let mapped = TableFile::open(&path, "h48h0k4")
+        .unwrap()
+        .into_packed4()
+        .unwrap();
+    let copy = mapped.to_huge_pages();
+    assert!(copy.is_huge_copy() && !copy.is_mapped());
+    assert_eq!(copy.as_bytes(), mapped.as_bytes());
+    assert_eq!(copy.len(), mapped.len());
+
+    // The reader itself: any offset, any thread count; a file shorter than asked for is
+    // an error, not a partly filled table.
+    let file = fs::File::open(&path).unwrap();
+    let len = fs::metadata(&path).unwrap().len() as usize;
+    let whole = fs::read(&path).unwrap();
+    for threads in [1, 2, 3, 8] {
+        let got = crate::huge::HugeArray::read_file(&file, 17, len - 17, threads).unwrap();
+        assert_eq!(&got[..], &whole[17..], "{threads} threads");
+    }
+    let short = crate::huge::HugeArray::read_file(&file, 17, len, 2)
+        .err()
+        .unwrap();
+    assert_eq!(short.kind(), std::io::ErrorKind::UnexpectedEof);
+    let empty = crate::huge::HugeArray::read_file(&file, 0, 0, 2).unwrap();
+    assert!(empty.is_empty());
+}

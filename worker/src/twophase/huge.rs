@@ -1,22 +1,21 @@
 //! The two-phase tables' 4-bit view over a mapped table or its huge-page copy
-//! ([`tables::huge::HugeArray`]).
+//! ([`tables::packed::Packed4::to_huge_pages`]).
 
-use tables::huge::HugeArray;
-use tables::packed::{nibble, prefetch};
+use tables::packed::{nibble, prefetch, Packed4};
 
 /// A 4-bit table (entry `i` in byte `i / 2`, low nibble first), read either from its
 /// memory map or from a private huge-page copy.
 pub(crate) struct Nibbles {
     /// The mapped table file body.
-    mapped: tables::packed::Packed4,
+    mapped: Packed4,
     /// A huge-page copy, when loaded that way.
-    copy: Option<HugeArray<u8>>,
+    copy: Option<Packed4>,
 }
 
 impl Nibbles {
     /// Wraps a mapped table, copying it into huge pages when `copy` is set.
-    pub(crate) fn new(mapped: tables::packed::Packed4, copy: bool) -> Nibbles {
-        let copy = copy.then(|| HugeArray::from_slice(mapped.as_bytes()));
+    pub(crate) fn new(mapped: Packed4, copy: bool) -> Nibbles {
+        let copy = copy.then(|| mapped.to_huge_pages());
         Nibbles { mapped, copy }
     }
 
@@ -24,7 +23,7 @@ impl Nibbles {
     #[inline(always)]
     pub(crate) fn bytes(&self) -> &[u8] {
         match &self.copy {
-            Some(c) => c,
+            Some(c) => c.as_bytes(),
             None => self.mapped.as_bytes(),
         }
     }
