@@ -19,6 +19,11 @@ pub trait Lookup: Sync + Send {
     fn first(&self, idx: u64) -> Option<u8> {
         Some(self.value(idx, 0))
     }
+    /// When [`Lookup::first`] says `None`, the entry's value is at most this.
+    #[inline(always)]
+    fn at_most(&self) -> u8 {
+        u8::MAX
+    }
     /// Starts loading the fallback entry for `idx`.
     #[inline(always)]
     fn prefetch_fallback(&self, _idx: u64) {}
@@ -84,6 +89,10 @@ impl Lookup for K2WithH0 {
             0 => None,
             s => Some(self.k2.base() + s),
         }
+    }
+    #[inline(always)]
+    fn at_most(&self) -> u8 {
+        self.k2.base()
     }
     #[inline(always)]
     fn prefetch_fallback(&self, idx: u64) {
