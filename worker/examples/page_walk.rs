@@ -1,0 +1,129 @@
+//! Probe: what one random access to a large table costs this machine when it is
+//! prefetched far ahead, i.e. what is left once memory latency is hidden (an experiment
+//! tool; see docs/performance.md, "what a lookup costs on this machine").
+//!
+//! `cargo run --release -p cubeswarm-worker --example page_walk -- [MB ...]` (default 8 32
+//! 256 1024)
+//!
+//! For each size, an array in (transparent) huge pages is read at 4M positions, each
+//! prefetched 64 iterations before it is read, with a fixed amount of independent
+//! arithmetic between reads (about 26 ns here). Three patterns:
+//! - `in-page`: random lines within one 4 KiB page (cache hits: the arithmetic alone);
+//! - `random`: random lines over the whole array (what the search's table lookups do);
+//! - `8/page`: 8 random lines in one random 4 KiB page, then the next page: as many cache
+//!   misses as `random`, one eighth of the distinct pages.
+//!
+//! The cost per access is the time beyond `in-page`. If `8/page` costs far less than
+//! `random`, the cost is per page (address translation), not per line (memory latency
+//! or bandwidth).
+
+#[cfg(target_arch = "x86_64")]
+fn main() {
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|s| s.parse().expect("sizes in MB"))
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![8, 32, 256, 1024]
+    } else {
+        sizes
+    };
+    println!("size      in-page   random   8/page   (ns per access; AnonHugePages of the process)");
+    for mb in sizes {
+        let bytes = mb << 20;
+        let table = tables::huge::HugeArray::from_slice(&vec![1u8; bytes]);
+        let mut out = Vec::new();
+        for pattern in 0..3 {
+            let positions = positions(bytes, pattern);
+            // Two runs, the faster kept (the first also warms the TLB and caches).
+            let t = (0..2)
+                .map(|_| run(&table, &positions))
+                .fold(f64::MAX, f64::min);
+            out.push(t);
+        }
+        println!(
+            "{:>5} MB  {:>7.1}  {:>7.1}  {:>7.1}   +{:.1} random, +{:.1} 8/page; {}",
+            mb,
+            out[0],
+            out[1],
+            out[2],
+            out[1] - out[0],
+            out[2] - out[0],
+            anon_huge()
+        );
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn main() {
+    eprintln!("page_walk: x86_64 only");
+}
+
+const N: usize = 1 << 22;
+const AHEAD: usize = 64;
+
+/// Byte offsets of the accesses (64-byte lines).
+fn positions(bytes: usize, pattern: u32) -> Vec<usize> {
+    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let lines = (bytes / 64) as u64;
+    let mut out = Vec::with_capacity(N);
+    for i in 0..N {
+        let r = (next() % lines) as usize * 64;
+        out.push(match pattern {
+            0 => r & 4095,
+            1 => r,
+            _ if i % 8 == 0 => r,
+            _ => (out[i - 1] & !4095) | (next() % 64) as usize * 64,
+        });
+    }
+    out
+}
+
+/// Nanoseconds per access.
+#[cfg(target_arch = "x86_64")]
+fn run(table: &[u8], at: &[usize]) -> f64 {
+    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+    let (mut a, mut b, mut c, mut d) = (1u64, 2u64, 3u64, 4u64);
+    let (mut e, mut f, mut g, mut h) = (5u64, 6u64, 7u64, 8u64);
+    let mut acc = 0u64;
+    let start = std::time::Instant::now();
+    for i in 0..at.len() {
+        let ahead = at[(i + AHEAD) % at.len()];
+        // SAFETY: `ahead < table.len()`: a prefetch of an address inside the slice (a
+        // prefetch never faults anyway).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(table.as_ptr().add(ahead).cast()) };
+        for w in 0..40u64 {
+            a = a.wrapping_add(w);
+            b ^= a;
+            c = c.wrapping_add(b);
+            d ^= c;
+            e = e.wrapping_add(w ^ 3);
+            f ^= e;
+            g = g.wrapping_add(f);
+            h ^= g;
+            // Keeps the arithmetic as written (eight short dependency chains).
+            (a, b, c, d, e, f, g, h) = std::hint::black_box((a, b, c, d, e, f, g, h));
+        }
+        acc += table[at[i]] as u64;
+    }
+    let t = start.elapsed().as_secs_f64();
+    std::hint::black_box(acc ^ a ^ b ^ c ^ d ^ e ^ f ^ g ^ h);
+    t / at.len() as f64 * 1e9
+}
+
+fn anon_huge() -> String {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages"))
+                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+        })
+        .unwrap_or_else(|| "unknown".to_string())
+}
