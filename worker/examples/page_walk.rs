@@ -2,12 +2,12 @@
 //! prefetched far ahead, i.e. what is left once memory latency is hidden (an experiment
 //! tool; see docs/performance.md, "what a lookup costs on this machine").
 //!
-//! `cargo run --release -p cubeswarm-worker --example page_walk -- [MB ...]` (default 8 32
-//! 256 1024)
+//! `cargo run --release -p cubeswarm-worker --example page_walk -- [--small-pages] [MB ...]`
+//! (default 8 32 256 1024; `--small-pages`: the array advised `MADV_NOHUGEPAGE` instead)
 //!
 //! For each size, an array in (transparent) huge pages is read at 4M positions, each
 //! prefetched 64 iterations before it is read, with a fixed amount of independent
-//! arithmetic between reads (about 26 ns here). Three patterns:
+//! arithmetic between reads (about 45 ns here). Three patterns:
 //! - `in-page`: random lines within one 4 KiB page (cache hits: the arithmetic alone);
 //! - `random`: random lines over the whole array (what the search's table lookups do);
 //! - `8/page`: 8 random lines in one random 4 KiB page, then the next page: as many cache
@@ -19,8 +19,11 @@
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
-    let sizes: Vec<usize> = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let small = args.iter().any(|a| a == "--small-pages");
+    let sizes: Vec<usize> = args
+        .iter()
+        .filter(|a| *a != "--small-pages")
         .map(|s| s.parse().expect("sizes in MB"))
         .collect();
     let sizes = if sizes.is_empty() {
@@ -31,13 +34,21 @@ fn main() {
     println!("size      in-page   random   8/page   (ns per access; AnonHugePages of the process)");
     for mb in sizes {
         let bytes = mb << 20;
-        let table = tables::huge::HugeArray::from_slice(&vec![1u8; bytes]);
+        let huge;
+        let plain;
+        let table: &[u8] = if small {
+            plain = small_pages(bytes);
+            &plain
+        } else {
+            huge = tables::huge::HugeArray::from_slice(&vec![1u8; bytes]);
+            &huge
+        };
         let mut out = Vec::new();
         for pattern in 0..3 {
             let positions = positions(bytes, pattern);
             // Two runs, the faster kept (the first also warms the TLB and caches).
             let t = (0..2)
-                .map(|_| run(&table, &positions))
+                .map(|_| run(table, &positions))
                 .fold(f64::MAX, f64::min);
             out.push(t);
         }
@@ -52,6 +63,24 @@ fn main() {
             anon_huge()
         );
     }
+}
+
+/// A page-aligned array of `bytes` ones, advised not to use huge pages (before it is
+/// touched).
+#[cfg(target_arch = "x86_64")]
+fn small_pages(bytes: usize) -> Vec<u8> {
+    let mut v: Vec<u8> = Vec::with_capacity(bytes + 4096);
+    let start = v.as_ptr() as usize;
+    let aligned = start.next_multiple_of(4096);
+    #[cfg(target_os = "linux")]
+    // SAFETY: the range lies inside `v`'s allocation (capacity `bytes + 4096`, `aligned -
+    // start < 4096`); madvise only changes how the kernel backs it.
+    unsafe {
+        libc::madvise(aligned as *mut libc::c_void, bytes, libc::MADV_NOHUGEPAGE);
+    }
+    let _ = aligned;
+    v.resize(bytes, 1);
+    v
 }
 
 #[cfg(not(target_arch = "x86_64"))]
