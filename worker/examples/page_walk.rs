@@ -108,7 +108,7 @@ fn positions(bytes: usize, pattern: u32) -> Vec<usize> {
             0 => r & 4095,
             1 => r,
             _ if i % 8 == 0 => r,
-            _ => (out[i - 1] & !4095) | (next() % 64) as usize * 64,
+            _ => (out[i - 1] & !4095) | ((next() % 64) as usize * 64),
         });
     }
     out
