@@ -87,6 +87,11 @@ pub struct Packed4 {
 }
 
 impl Packed4 {
+    /// The table's bytes copied into huge pages ([`TableBytes::huge_copy`]).
+    pub fn huge_copy_bytes(&self) -> crate::huge::HugeArray<u8> {
+        self.bytes.huge_copy()
+    }
+
     /// The same table in a private huge-page copy ([`TableBytes::to_huge_pages`]).
     pub fn to_huge_pages(&self) -> Packed4 {
         Packed4 {

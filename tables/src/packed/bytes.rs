@@ -149,6 +149,17 @@ impl TableBytes {
     /// than copying the map, whose pages would each be faulted in); if that read fails,
     /// the map is copied.
     pub fn to_huge_pages(&self) -> TableBytes {
+        let copy = self.huge_copy();
+        let ptr = NonNull::new(copy.as_ptr().cast_mut()).unwrap_or(NonNull::dangling());
+        TableBytes {
+            ptr,
+            len: self.len,
+            _backing: Backing::Huge(copy),
+        }
+    }
+
+    /// The bytes copied into huge pages, as [`TableBytes::to_huge_pages`] makes them.
+    pub fn huge_copy(&self) -> crate::huge::HugeArray<u8> {
         #[cfg(unix)]
         let read = match &self._backing {
             Backing::Mapped(_, Some((file, offset))) => {
@@ -159,13 +170,7 @@ impl TableBytes {
         };
         #[cfg(not(unix))]
         let read = None;
-        let copy = read.unwrap_or_else(|| crate::huge::HugeArray::from_slice(self.as_slice()));
-        let ptr = NonNull::new(copy.as_ptr().cast_mut()).unwrap_or(NonNull::dangling());
-        TableBytes {
-            ptr,
-            len: self.len,
-            _backing: Backing::Huge(copy),
-        }
+        read.unwrap_or_else(|| crate::huge::HugeArray::from_slice(self.as_slice()))
     }
 
     /// Whether the bytes are a private huge-page copy ([`TableBytes::to_huge_pages`]).

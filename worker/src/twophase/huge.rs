@@ -1,21 +1,24 @@
 //! The two-phase tables' 4-bit view over a mapped table or its huge-page copy
-//! ([`tables::packed::Packed4::to_huge_pages`]).
+//! ([`tables::huge::HugeArray`]).
 
-use tables::packed::{nibble, prefetch, Packed4};
+use tables::huge::HugeArray;
+use tables::packed::{nibble, prefetch};
 
 /// A 4-bit table (entry `i` in byte `i / 2`, low nibble first), read either from its
 /// memory map or from a private huge-page copy.
 pub(crate) struct Nibbles {
     /// The mapped table file body.
-    mapped: Packed4,
-    /// A huge-page copy, when loaded that way.
-    copy: Option<Packed4>,
+    mapped: tables::packed::Packed4,
+    /// A huge-page copy, when loaded that way. Held as the bare array: read through a
+    /// `Packed4` instead, `bench twophase --count 3000 --seed 7` took 0.357–0.379 ms per
+    /// position against 0.313–0.327 ms.
+    copy: Option<HugeArray<u8>>,
 }
 
 impl Nibbles {
     /// Wraps a mapped table, copying it into huge pages when `copy` is set.
-    pub(crate) fn new(mapped: Packed4, copy: bool) -> Nibbles {
-        let copy = copy.then(|| mapped.to_huge_pages());
+    pub(crate) fn new(mapped: tables::packed::Packed4, copy: bool) -> Nibbles {
+        let copy = copy.then(|| mapped.huge_copy_bytes());
         Nibbles { mapped, copy }
     }
 
@@ -23,7 +26,7 @@ impl Nibbles {
     #[inline(always)]
     pub(crate) fn bytes(&self) -> &[u8] {
         match &self.copy {
-            Some(c) => c.as_bytes(),
+            Some(c) => c,
             None => self.mapped.as_bytes(),
         }
     }
