@@ -136,6 +136,7 @@ impl Packed4 {
     }
 
     /// The packed bytes (the table file body).
+    #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.as_slice()
     }
@@ -254,6 +255,7 @@ impl Packed2 {
     }
 
     /// The packed bytes (the table file body).
+    #[inline(always)]
     pub fn as_bytes(&self) -> &[u8] {
         self.bytes.as_slice()
     }
