@@ -81,12 +81,9 @@ enum Backing {
     /// Our own allocation (held for its `Drop`).
     Owned(#[allow(dead_code)] AlignedBuf),
     /// A read-only map of a whole table file, the body a sub-range of it (held for its
-    /// `Drop`), and the open file with the body's offset in it, when known (a huge-page
-    /// copy reads the file, which is faster than copying the map).
-    Mapped(
-        #[allow(dead_code)] memmap2::Mmap,
-        Option<(std::fs::File, u64)>,
-    ),
+    /// `Drop`), and the open file with the body's offset in it (a huge-page copy reads
+    /// the file, which is faster than copying the map).
+    Mapped(#[allow(dead_code)] memmap2::Mmap, std::fs::File, u64),
     /// A private copy in (transparent) huge pages (held for its `Drop`).
     Huge(#[allow(dead_code)] crate::huge::HugeArray<u8>),
 }
@@ -127,7 +124,7 @@ impl TableBytes {
     /// [`TableBytes::to_huge_pages`]). Returns `None` if out of range.
     pub(crate) fn mapped(
         map: memmap2::Mmap,
-        file: Option<std::fs::File>,
+        file: std::fs::File,
         offset: usize,
         len: usize,
     ) -> Option<TableBytes> {
@@ -137,7 +134,7 @@ impl TableBytes {
         Some(TableBytes {
             ptr,
             len,
-            _backing: Backing::Mapped(map, file.map(|f| (f, offset as u64))),
+            _backing: Backing::Mapped(map, file, offset as u64),
         })
     }
 
@@ -162,7 +159,7 @@ impl TableBytes {
     pub fn huge_copy(&self) -> crate::huge::HugeArray<u8> {
         #[cfg(unix)]
         let read = match &self._backing {
-            Backing::Mapped(_, Some((file, offset))) => {
+            Backing::Mapped(_, file, offset) => {
                 let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
                 crate::huge::HugeArray::read_file(file, *offset, self.len, threads).ok()
             }

@@ -85,7 +85,7 @@ impl TableFile {
             file,
         } = self;
         let len = map.len().saturating_sub(HEADER_LEN);
-        TableBytes::mapped(map, Some(file), HEADER_LEN, len).ok_or(TableFileError::Truncated {
+        TableBytes::mapped(map, file, HEADER_LEN, len).ok_or(TableFileError::Truncated {
             path,
             expected_len: header.body_len.saturating_add(HEADER_LEN as u64),
             actual_len: len as u64,
