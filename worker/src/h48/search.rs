@@ -34,9 +34,10 @@
 //! opposite faces in a row, the U/R/F one first), including where the front and back
 //! halves meet.
 //!
-//! Memory: a node's children are generated in two passes (all corner words first, so
-//! those reads overlap, then the corner bounds and the main-table indices), and the
-//! entries of their first estimates are prefetched; the second estimate's index is only
+//! Memory: a node's children are generated in two passes over the faces it may turn (all
+//! corner words first, so those reads overlap, then the corner bounds and the main-table
+//! indices), and the entries of their first estimates are prefetched; only the children
+//! the corner bounds keep are written to the frame. The second estimate's index is only
 //! computed, and its entry prefetched, for the children whose first estimate passed. A
 //! child keeps only its move and estimates: its cubes are made from the node's where an
 //! estimate or its own expansion needs them (most children never do). The
@@ -629,90 +630,116 @@ fn expand<L: Lookup>(
             nk += 1;
         }
     } else {
-        // Two passes, so that the corner-table reads of all children overlap: the
-        // children and their corner words, then the corner bounds, the main-table
-        // indices and their prefetches.
-        // A face's two quarter turns share their first estimate (see the module docs).
-        //
-        // Only the cubes of the first lookups are made here (a face's leader, its half
-        // turn), in `cubes`; `looks[j]`: child j's index into `cubes` and the corner word
-        // of that cube, or `u8::MAX` for a follower (the second quarter turn of a face,
-        // whose first estimate is the leader's).
+        // Two passes over the faces with allowed moves, so that the corner-table reads of
+        // all first lookups overlap: their cubes and corner words, then the corner bounds,
+        // the main-table indices and their prefetches. A face's two quarter turns share
+        // their first estimate (see the module docs), on the side they are made on; its
+        // half turn reads the other side (the side it is made on keeps the parent's).
+        // Only the children those bounds keep are written, in move order (a face's first
+        // quarter turn, its half turn, its second quarter turn).
+        st.nodes += allowed.count_ones() as u64;
+        // Per face used: the face, its allowed moves (3 bits), and where its cubes are.
+        let mut faces = [(0u8, 0u8); 6];
+        let mut nfaces = 0;
         let mut cubes = [Cube::SOLVED; 12];
-        let mut looks = [(0u8, 0u32); 18];
+        let mut words = [0u32; 12];
         let mut nc = 0;
-        let mut all = 0;
-        while allowed != 0 {
-            let mi = allowed.trailing_zeros() as usize;
-            allowed &= allowed - 1;
-            let m = Move::ALL[mi];
-            let half = m.is_half();
-            // A half turn reads the side it is not made on (the other is the parent's); the
-            // first quarter turn of a face (power 1, the lower index) leads and reads the
-            // shared estimate, on the side it is made on; the second reads nothing yet.
-            if half || m.power() == 1 {
-                cubes[nc] = if back == half {
-                    child_inverse(i, m, back)
+        let mut rest = allowed;
+        while rest != 0 {
+            let face = rest.trailing_zeros() as usize / 3;
+            let bits = (rest >> (3 * face)) & 7;
+            rest &= !(7 << (3 * face));
+            faces[nfaces] = (face as u8, bits as u8);
+            nfaces += 1;
+            if bits & 1 != 0 {
+                // The quarter turns (bits 0 and 2 come together: no rule separates them).
+                let m = Move::ALL[3 * face];
+                cubes[nc] = if back {
+                    child_normal(n, m, true)
                 } else {
-                    child_normal(n, m, back)
+                    child_inverse(i, m, false)
                 };
-                looks[all] = (nc as u8, p.corner_word(&cubes[nc]));
+                words[nc] = p.corner_word(&cubes[nc]);
                 nc += 1;
-            } else {
-                looks[all] = (u8::MAX, 0);
             }
-            // (normal, inverse) estimates.
-            let (hn_k, hi_k) = match (half, back) {
-                (true, true) => (Est::Known(hn), Est::Later),
-                (true, false) => (Est::Later, Est::Known(hi)),
-                (false, true) => (Est::Shared, Est::Later),
-                (false, false) => (Est::Later, Est::Shared),
-            };
-            let kid = Kid {
-                m,
-                back,
-                hn: hn_k,
-                hi: hi_k,
-            };
-            f.kids[all].write(kid);
-            all += 1;
-        }
-        st.nodes += all as u64;
-        // The children stay where they are; `live` lists those the corner bounds keep.
-        // A face's leader comes before its half turn and its follower (move order).
-        let mut nl = 0;
-        for (j, &(c, w)) in looks[..all].iter().enumerate() {
-            // SAFETY: written in the pass above.
-            let k = unsafe { f.kids[j].assume_init_mut() };
-            let face = k.m.face_index();
-            if c == u8::MAX {
-                // A follower: live unless the leader's corner bound pruned the face.
-                if matches!(f.shared[face], Est::Known(v) if v > rr) {
-                    continue;
-                }
-            } else {
-                let shared = k.shared();
-                if !shared && matches!(f.shared[face], Est::Known(v) if v > rr + 1) {
-                    continue;
-                }
-                let e = Est::from_word(p, &cubes[c as usize], w, rr);
-                let prefetched = matches!(e, Est::At(_));
-                if shared {
-                    f.shared[face] = e;
-                } else if back {
-                    k.hi = e;
+            if bits & 2 != 0 {
+                let m = Move::ALL[3 * face + 1];
+                cubes[nc] = if back {
+                    child_inverse(i, m, true)
                 } else {
-                    k.hn = e;
-                }
-                if !prefetched {
-                    continue;
-                }
-                fetched = true;
+                    child_normal(n, m, false)
+                };
+                words[nc] = p.corner_word(&cubes[nc]);
+                nc += 1;
             }
-            f.live[nl] = j as u8;
-            nl += 1;
+        }
+        let mut nl = 0;
+        let mut c = 0;
+        for &(face, bits) in &faces[..nfaces] {
+            let face = face as usize;
+            let mut quarters = false;
+            if bits & 1 != 0 {
+                let e = Est::from_word(p, &cubes[c], words[c], rr);
+                c += 1;
+                f.shared[face] = e;
+                quarters = matches!(e, Est::At(_));
+                if quarters {
+                    fetched = true;
+                    let (hn_k, hi_k) = if back {
+                        (Est::Shared, Est::Later)
+                    } else {
+                        (Est::Later, Est::Shared)
+                    };
+                    f.kids[nl].write(Kid {
+                        m: Move::ALL[3 * face],
+                        back,
+                        hn: hn_k,
+                        hi: hi_k,
+                    });
+                    nl += 1;
+                }
+            }
+            if bits & 2 != 0 {
+                let k = c;
+                c += 1;
+                // A half turn is one move from its face's quarter turns.
+                let pruned = matches!(f.shared[face], Est::Known(v) if v > rr + 1);
+                if !pruned {
+                    let e = Est::from_word(p, &cubes[k], words[k], rr);
+                    if matches!(e, Est::At(_)) {
+                        fetched = true;
+                        let (hn_k, hi_k) = if back {
+                            (Est::Known(hn), e)
+                        } else {
+                            (e, Est::Known(hi))
+                        };
+                        f.kids[nl].write(Kid {
+                            m: Move::ALL[3 * face + 1],
+                            back,
+                            hn: hn_k,
+                            hi: hi_k,
+                        });
+                        nl += 1;
+                    }
+                }
+            }
+            if quarters {
+                let (hn_k, hi_k) = if back {
+                    (Est::Shared, Est::Later)
+                } else {
+                    (Est::Later, Est::Shared)
+                };
+                f.kids[nl].write(Kid {
+                    m: Move::ALL[3 * face + 2],
+                    back,
+                    hn: hn_k,
+                    hi: hi_k,
+                });
+                nl += 1;
+            }
         }
         f.nl = nl as u8;
+        f.live = ALL_KIDS;
         return fetched;
     }
     f.nl = nk as u8;
