@@ -416,10 +416,10 @@ impl<'a> Lane<'a> {
                     let kj = f.live[j];
                     // SAFETY: `live` holds indices of children written by `expand`.
                     let k = unsafe { f.kids[kj as usize].assume_init_mut() };
-                    let face = k.m.face_index();
+                    let face = k.face as usize;
                     // A half turn is one move from its face's quarter turns: it is at least
                     // their shared estimate less one away.
-                    if !k.shared() {
+                    if !k.quarter {
                         if let Est::Known(v) = f.shared[face] {
                             if v > rr + 1 {
                                 continue;
@@ -462,7 +462,7 @@ impl<'a> Lane<'a> {
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.kids[kj].assume_init_mut() };
             // Both estimates are known and within the bound (resolved above).
-            let (hn2, hi2) = k.values(&f.shared[k.m.face_index()]);
+            let (hn2, hi2) = k.values(&f.shared[k.face as usize]);
             let n2 = child_normal(&f.pn, k.m, k.back);
             let i2 = child_inverse(&f.pi, k.m, k.back);
             let (mf, mb, via) = if k.back {
@@ -623,9 +623,11 @@ fn expand<L: Lookup>(
             let h = if is_half_turn(&n2) { 0 } else { 1 };
             f.kids[nk].write(Kid {
                 m: Move::ALL[mi],
+                face: (mi / 3) as u8,
                 back,
-                hn: Est::Known(h),
-                hi: Est::Known(h),
+                quarter: false,
+                first: h,
+                other: Est::Known(h),
             });
             nk += 1;
         }
@@ -685,16 +687,13 @@ fn expand<L: Lookup>(
                 quarters = matches!(e, Est::At(_));
                 if quarters {
                     fetched = true;
-                    let (hn_k, hi_k) = if back {
-                        (Est::Shared, Est::Later)
-                    } else {
-                        (Est::Later, Est::Shared)
-                    };
                     f.kids[nl].write(Kid {
                         m: Move::ALL[3 * face],
+                        face: face as u8,
                         back,
-                        hn: hn_k,
-                        hi: hi_k,
+                        quarter: true,
+                        first: 0,
+                        other: Est::Later,
                     });
                     nl += 1;
                 }
@@ -708,32 +707,26 @@ fn expand<L: Lookup>(
                     let e = Est::from_word(p, &cubes[k], words[k], rr);
                     if matches!(e, Est::At(_)) {
                         fetched = true;
-                        let (hn_k, hi_k) = if back {
-                            (Est::Known(hn), e)
-                        } else {
-                            (e, Est::Known(hi))
-                        };
                         f.kids[nl].write(Kid {
                             m: Move::ALL[3 * face + 1],
+                            face: face as u8,
                             back,
-                            hn: hn_k,
-                            hi: hi_k,
+                            quarter: false,
+                            first: if back { hn } else { hi },
+                            other: e,
                         });
                         nl += 1;
                     }
                 }
             }
             if quarters {
-                let (hn_k, hi_k) = if back {
-                    (Est::Shared, Est::Later)
-                } else {
-                    (Est::Later, Est::Shared)
-                };
                 f.kids[nl].write(Kid {
                     m: Move::ALL[3 * face + 2],
+                    face: face as u8,
                     back,
-                    hn: hn_k,
-                    hi: hi_k,
+                    quarter: true,
+                    first: 0,
+                    other: Est::Later,
                 });
                 nl += 1;
             }

@@ -16,9 +16,6 @@ pub(super) enum Est {
     Fallback(Probe),
     /// Nothing computed yet (not even the child's cube on that side).
     Later,
-    /// The estimate the child shares with the other quarter turn of its face, kept in the
-    /// frame (`Frame::shared`): see `expand`.
-    Shared,
 }
 
 impl Est {
@@ -74,9 +71,8 @@ impl Est {
                 }
             }
             Est::Fallback(pr) => *self = Est::Known(pr.cd.max(p.table.fallback(pr.idx))),
-            // Started or read from the frame (`Shared`) before it gets here; 0 is a valid
-            // bound if it did not.
-            Est::Later | Est::Shared => *self = Est::Known(0),
+            // Started before it gets here; 0 is a valid bound if it was not.
+            Est::Later => *self = Est::Known(0),
         }
         match *self {
             Est::Known(v) => Some(v),
@@ -88,12 +84,19 @@ impl Est {
 /// A child of a node: its move and its two estimates. Its cubes are not kept: most
 /// children are pruned by their first estimate, so each cube is made from the parent's
 /// (`Frame::pn`, `Frame::pi`) only where it is needed.
+///
+/// The estimate on the side the move is made on is the face's shared one for a quarter
+/// turn (in `Frame::shared`, read once for both), and the parent's for a half turn
+/// (`first`); `other` is the other side's.
 #[derive(Clone, Copy)]
 pub(super) struct Kid {
     pub(super) m: Move,
+    pub(super) face: u8,
     pub(super) back: bool,
-    pub(super) hn: Est,
-    pub(super) hi: Est,
+    pub(super) quarter: bool,
+    /// A half turn's estimate on the side it is made on (the parent's).
+    pub(super) first: u8,
+    pub(super) other: Est,
 }
 
 /// The child of a node (normal cube `n`) by move `m` on the back or the front side.
@@ -120,17 +123,12 @@ pub(super) fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
 }
 
 impl Kid {
-    /// Whether one of the child's estimates is its face's shared one (a quarter turn).
-    #[inline(always)]
-    pub(super) fn shared(&self) -> bool {
-        matches!(self.hn, Est::Shared) || matches!(self.hi, Est::Shared)
-    }
-
-    /// Moves the child's estimates one memory step on, the one of the side its move is
-    /// made on first (the face's shared estimate, or the parent's for a half turn), then
-    /// the other (started from the child's cube on that side, made from the parent's
-    /// `pn` or `pi`). Returns `Some(true)` once both are known and within `rr`,
-    /// `Some(false)` once one is over it, `None` while an entry is on its way.
+    /// Moves the child's estimates one memory step on: the one of the side its move is
+    /// made on first (the face's `shared` one for a quarter turn; a half turn's is its
+    /// parent's, within the bound by the tight-bound rule), then the other (started from
+    /// the child's cube on that side, made from the parent's `pn` or `pi`). Returns
+    /// `Some(true)` once both are known and within `rr`, `Some(false)` once one is over
+    /// it, `None` while an entry is on its way.
     #[inline(always)]
     pub(super) fn resolve<L: Lookup>(
         &mut self,
@@ -141,32 +139,25 @@ impl Kid {
         rr: u8,
         lookups: &mut u64,
     ) -> Option<bool> {
-        let (moved, other) = if self.back {
-            (&mut self.hn, &mut self.hi)
-        } else {
-            (&mut self.hi, &mut self.hn)
-        };
-        let first = match moved {
-            Est::Shared => shared.read(p, rr, lookups),
-            e => e.read(p, rr, lookups),
-        };
-        match first {
-            Some(v) if v > rr => return Some(false),
-            Some(_) => {}
-            None => return None,
+        if self.quarter {
+            match shared.read(p, rr, lookups) {
+                Some(v) if v > rr => return Some(false),
+                Some(_) => {}
+                None => return None,
+            }
         }
-        if let Est::Later = other {
+        if let Est::Later = self.other {
             let c = if self.back {
                 child_inverse(pi, self.m, true)
             } else {
                 child_normal(pn, self.m, false)
             };
-            *other = Est::start(p, &c, rr);
-            if let Est::At(_) = other {
+            self.other = Est::start(p, &c, rr);
+            if let Est::At(_) = self.other {
                 return None;
             }
         }
-        other.read(p, rr, lookups).map(|v| v <= rr)
+        self.other.read(p, rr, lookups).map(|v| v <= rr)
     }
 
     /// Both estimates (normal, inverse), once [`Kid::resolve`] has said `Some(true)`.
@@ -174,12 +165,18 @@ impl Kid {
     pub(super) fn values(&self, shared: &Est) -> (u8, u8) {
         let value = |e: &Est| match e {
             Est::Known(v) => *v,
-            Est::Shared => match shared {
-                Est::Known(v) => *v,
-                _ => 0,
-            },
             _ => 0,
         };
-        (value(&self.hn), value(&self.hi))
+        let moved = if self.quarter {
+            value(shared)
+        } else {
+            self.first
+        };
+        let other = value(&self.other);
+        if self.back {
+            (moved, other)
+        } else {
+            (other, moved)
+        }
     }
 }
