@@ -49,35 +49,45 @@ impl Est {
         rr: u8,
         lookups: &mut u64,
     ) -> Option<u8> {
-        match *self {
-            Est::Known(v) => return Some(v),
-            Est::At(pr) => {
-                *lookups += 1;
-                match p.table.first(pr.idx) {
-                    Some(v) => *self = Est::Known(pr.cd.max(v)),
-                    // "At most the base" cannot prune a child with `rr >= base` moves
-                    // left: the corner bound stands in, and the fallback read (a second
-                    // random access) is saved. What is lost is the fallback's exact value,
-                    // which could only have made the child's bound tight (`== rr`, a
-                    // half-turn restriction) or pruned a half-turn descendant that reuses
-                    // it: 0.7% more nodes at h48h5k2 (base 9), 11% less time; see
-                    // docs/performance.md.
-                    None if p.table.at_most() <= rr => *self = Est::Known(pr.cd),
-                    None => {
-                        p.table.prefetch_fallback(pr.idx);
-                        *self = Est::Fallback(pr);
-                        return None;
-                    }
+        // Tested in turn, the common cases first (a `match` becomes an indirect jump).
+        if let Est::Known(v) = *self {
+            return Some(v);
+        }
+        if let Est::At(pr) = *self {
+            *lookups += 1;
+            let v = match p.table.first(pr.idx) {
+                Some(v) => pr.cd.max(v),
+                // "At most the base" cannot prune a child with `rr >= base` moves left:
+                // the corner bound stands in, and the fallback read (a second random
+                // access) is saved. What is lost is the fallback's exact value, which could
+                // only have made the child's bound tight (`== rr`, a half-turn restriction)
+                // or pruned a half-turn descendant that reuses it: 0.7% more nodes at
+                // h48h5k2 (base 9), 11% less time; see docs/performance.md.
+                None if p.table.at_most() <= rr => pr.cd,
+                None => {
+                    p.table.prefetch_fallback(pr.idx);
+                    *self = Est::Fallback(pr);
+                    return None;
                 }
-            }
-            Est::Fallback(pr) => *self = Est::Known(pr.cd.max(p.table.fallback(pr.idx))),
-            // Started before it gets here; 0 is a valid bound if it was not.
-            Est::Later => *self = Est::Known(0),
+            };
+            *self = Est::Known(v);
+            return Some(v);
         }
-        match *self {
-            Est::Known(v) => Some(v),
-            _ => None,
-        }
+        self.read_rare(p)
+    }
+
+    /// [`Est::read`] of a fallback entry (under 1% of reads), or of an estimate that was
+    /// never started (0 is a valid bound).
+    #[cold]
+    #[inline(never)]
+    fn read_rare<L: Lookup>(&mut self, p: &Pruner<L>) -> Option<u8> {
+        let v = match *self {
+            Est::Fallback(pr) => pr.cd.max(p.table.fallback(pr.idx)),
+            Est::Known(v) => v,
+            Est::At(_) | Est::Later => 0,
+        };
+        *self = Est::Known(v);
+        Some(v)
     }
 }
 
