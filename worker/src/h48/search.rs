@@ -653,8 +653,10 @@ fn expand<L: Lookup>(
             rest &= !(7 << (3 * face));
             faces[nfaces] = (face as u8, bits as u8);
             nfaces += 1;
+            // A face's two quarter turns are allowed together: the canonical rules take
+            // whole faces, and the tight-bound rule only half turns.
+            debug_assert!(bits & 5 == 0 || bits & 5 == 5, "face {face}: {bits:03b}");
             if bits & 1 != 0 {
-                // The quarter turns (bits 0 and 2 come together: no rule separates them).
                 let m = Move::ALL[3 * face];
                 cubes[nc] = if back {
                     child_normal(n, m, true)
