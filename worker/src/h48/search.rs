@@ -689,14 +689,7 @@ fn expand<L: Lookup>(
                 quarters = matches!(e, Est::At(_));
                 if quarters {
                     fetched = true;
-                    f.kids[nl].write(Kid {
-                        m: Move::ALL[3 * face],
-                        face: face as u8,
-                        back,
-                        quarter: true,
-                        first: 0,
-                        other: Est::Later,
-                    });
+                    f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face], back));
                     nl += 1;
                 }
             }
@@ -722,14 +715,7 @@ fn expand<L: Lookup>(
                 }
             }
             if quarters {
-                f.kids[nl].write(Kid {
-                    m: Move::ALL[3 * face + 2],
-                    face: face as u8,
-                    back,
-                    quarter: true,
-                    first: 0,
-                    other: Est::Later,
-                });
+                f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face + 2], back));
                 nl += 1;
             }
         }

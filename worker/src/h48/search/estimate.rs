@@ -133,6 +133,19 @@ pub(super) fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
 }
 
 impl Kid {
+    /// A quarter turn made on the back (or front) side, its estimates still to come.
+    #[inline(always)]
+    pub(super) fn quarter_turn(m: Move, back: bool) -> Kid {
+        Kid {
+            m,
+            face: m.face_index() as u8,
+            back,
+            quarter: true,
+            first: 0,
+            other: Est::Later,
+        }
+    }
+
     /// Moves the child's estimates one memory step on: the one of the side its move is
     /// made on first (the face's `shared` one for a quarter turn; a half turn's is its
     /// parent's, within the bound by the tight-bound rule), then the other (started from
