@@ -689,7 +689,7 @@ fn expand<L: Lookup>(
                 quarters = matches!(e, Est::At(_));
                 if quarters {
                     fetched = true;
-                    f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face], back));
+                    f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face], face, back));
                     nl += 1;
                 }
             }
@@ -715,7 +715,7 @@ fn expand<L: Lookup>(
                 }
             }
             if quarters {
-                f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face + 2], back));
+                f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face + 2], face, back));
                 nl += 1;
             }
         }

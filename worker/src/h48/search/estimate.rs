@@ -133,12 +133,13 @@ pub(super) fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
 }
 
 impl Kid {
-    /// A quarter turn made on the back (or front) side, its estimates still to come.
+    /// A quarter turn `m` of face `face` made on the back (or front) side, its estimates
+    /// still to come.
     #[inline(always)]
-    pub(super) fn quarter_turn(m: Move, back: bool) -> Kid {
+    pub(super) fn quarter_turn(m: Move, face: usize, back: bool) -> Kid {
         Kid {
             m,
-            face: m.face_index() as u8,
+            face: face as u8,
             back,
             quarter: true,
             first: 0,
