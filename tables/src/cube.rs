@@ -367,30 +367,25 @@ mod simd {
             let b = _mm256_loadu_si256(b as *const Cube as *const __m256i);
             let s = _mm256_add_epi8(
                 _mm256_shuffle_epi8(a, _mm256_and_si256(b, _mm256_set1_epi8(0x0f))),
-                _mm256_and_si256(b, ORI.0),
+                _mm256_and_si256(b, ORI),
             );
             // For s below the wrap the subtraction goes round to a large unsigned value, so
             // the minimum picks s.
-            let v = _mm256_min_epu8(s, _mm256_sub_epi8(s, WRAP.0));
+            let v = _mm256_min_epu8(s, _mm256_sub_epi8(s, WRAP));
             let mut r = Cube::SOLVED;
             _mm256_storeu_si256(&mut r as *mut Cube as *mut __m256i, v);
             r
         }
     }
 
-    #[cfg(target_feature = "avx2")]
-    #[repr(C, align(32))]
-    struct Lanes(__m256i);
     /// Orientation bits: 0x10 per edge lane, 0x30 per corner lane.
     #[cfg(target_feature = "avx2")]
     // SAFETY: `__m256i` is 32 bytes of plain data; every bit pattern is a valid value.
-    const ORI: Lanes =
-        Lanes(unsafe { std::mem::transmute::<[u8; 32], __m256i>(lanes(0x10, 0x30)) });
+    const ORI: __m256i = unsafe { std::mem::transmute::<[u8; 32], __m256i>(lanes(0x10, 0x30)) };
     /// Where the orientation wraps: 0x20 for edges (two values), 0x30 for corners (three).
     #[cfg(target_feature = "avx2")]
     // SAFETY: as for `ORI`.
-    const WRAP: Lanes =
-        Lanes(unsafe { std::mem::transmute::<[u8; 32], __m256i>(lanes(0x20, 0x30)) });
+    const WRAP: __m256i = unsafe { std::mem::transmute::<[u8; 32], __m256i>(lanes(0x20, 0x30)) };
 
     #[cfg(target_feature = "avx2")]
     const fn lanes(e: u8, c: u8) -> [u8; 32] {
