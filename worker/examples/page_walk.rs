@@ -16,14 +16,22 @@
 //! The cost per access is the time beyond `in-page`. If `8/page` costs far less than
 //! `random`, the cost is per page (address translation), not per line (memory latency
 //! or bandwidth).
+//!
+//! `--chase`: instead, the latency of a random line and how many misses one thread keeps
+//! in flight. The array's lines are linked into one random cycle, and 1, 2, 4, … 32
+//! independent pointer chases walk it at once; each read's address is the previous
+//! read's value, so nothing can be prefetched. One chase gives the latency; the time per
+//! read stops falling once the core's outstanding misses are all in use, and that floor
+//! is what a random table lookup costs at best however well it is prefetched.
 
 #[cfg(target_arch = "x86_64")]
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let small = args.iter().any(|a| a == "--small-pages");
+    let chase = args.iter().any(|a| a == "--chase");
     let sizes: Vec<usize> = args
         .iter()
-        .filter(|a| *a != "--small-pages")
+        .filter(|a| !a.starts_with("--"))
         .map(|s| s.parse().expect("sizes in MB"))
         .collect();
     let sizes = if sizes.is_empty() {
@@ -31,6 +39,13 @@ fn main() {
     } else {
         sizes
     };
+    if chase {
+        println!("size      ns per read with 1, 2, 4, 8, 16, 32 chases at once");
+        for mb in sizes {
+            chases(mb << 20);
+        }
+        return;
+    }
     println!("size      in-page   random   8/page   (ns per access; AnonHugePages of the process)");
     for mb in sizes {
         let bytes = mb << 20;
@@ -144,6 +159,53 @@ fn run(table: &[u8], at: &[usize]) -> f64 {
     let t = start.elapsed().as_secs_f64();
     std::hint::black_box(acc ^ a ^ b ^ c ^ d ^ e ^ f ^ g ^ h);
     t / at.len() as f64 * 1e9
+}
+
+/// Links the lines of a `bytes`-long array (in huge pages) into one random cycle and
+/// prints the time per read of 1 to 32 simultaneous chases along it.
+#[cfg(target_arch = "x86_64")]
+fn chases(bytes: usize) {
+    let lines = bytes / 64;
+    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    // Sattolo's shuffle: a single cycle through every line.
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    for i in (1..lines).rev() {
+        let j = (next() % i as u64) as usize;
+        order.swap(i, j);
+    }
+    let mut raw = vec![0u8; bytes];
+    for i in 0..lines {
+        let at = order[i] as usize * 64;
+        let to = order[(i + 1) % lines] as u64 * 64;
+        raw[at..at + 8].copy_from_slice(&to.to_le_bytes());
+    }
+    let table = tables::huge::HugeArray::from_slice(&raw);
+    drop(raw);
+    let read = |at: u64| {
+        let at = at as usize;
+        u64::from_le_bytes(table[at..at + 8].try_into().expect("8 bytes"))
+    };
+    let steps = 2_000_000usize;
+    let mut line = format!("{:>5} MB ", bytes >> 20);
+    for k in [1usize, 2, 4, 8, 16, 32] {
+        let mut at: Vec<u64> = (0..k).map(|j| order[lines / k * j] as u64 * 64).collect();
+        let start = std::time::Instant::now();
+        for _ in 0..steps / k {
+            for a in at.iter_mut() {
+                *a = read(*a);
+            }
+        }
+        let t = start.elapsed().as_secs_f64();
+        std::hint::black_box(&at);
+        line.push_str(&format!(" {:>7.1}", t / (steps / k * k) as f64 * 1e9));
+    }
+    println!("{line}");
 }
 
 fn anon_huge() -> String {
