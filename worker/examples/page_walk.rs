@@ -106,15 +106,19 @@ fn main() {
 const N: usize = 1 << 22;
 const AHEAD: usize = 64;
 
-/// Byte offsets of the accesses (64-byte lines).
-fn positions(bytes: usize, pattern: u32) -> Vec<usize> {
-    let mut s: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
+/// A xorshift64 generator: the same sequence on every run for a given seed.
+fn xorshift(mut s: u64) -> impl FnMut() -> u64 {
+    move || {
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
         s
-    };
+    }
+}
+
+/// Byte offsets of the accesses (64-byte lines).
+fn positions(bytes: usize, pattern: u32) -> Vec<usize> {
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let lines = (bytes / 64) as u64;
     let mut out = Vec::with_capacity(N);
     for i in 0..N {
@@ -166,13 +170,7 @@ fn run(table: &[u8], at: &[usize]) -> f64 {
 #[cfg(target_arch = "x86_64")]
 fn chases(bytes: usize) {
     let lines = bytes / 64;
-    let mut s: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     // Sattolo's shuffle: a single cycle through every line.
     let mut order: Vec<u32> = (0..lines as u32).collect();
     for i in (1..lines).rev() {
