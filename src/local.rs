@@ -56,6 +56,7 @@ pub fn solving_executors(
     threads: usize,
     progress: bool,
 ) -> anyhow::Result<Executors> {
+    check_tables(dir, table, progress)?;
     if table == proto::catalog::TWOPHASE {
         let p1m = tables::tablefile::table_path(dir, proto::catalog::TWOPHASE_P1M).exists();
         if !p1m || !worker::twophase::TwoPhaseTables::missing(dir).is_empty() {
@@ -172,8 +173,21 @@ pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> 
     Ok(name)
 }
 
+/// Checks the files of `table` present in `dir` once per file, with a bar where
+/// `progress` ([`worker::catalog::verify_once`]): a damaged table is refused before it
+/// can answer, and a file checked before is not read again until it changes.
+fn check_tables(dir: &Path, table: &str, progress: bool) -> anyhow::Result<()> {
+    let entry = worker::catalog::entry(table)?;
+    if entry.present(dir) {
+        worker::catalog::verify_once(dir, entry, &Bars::new(progress))
+            .with_context(|| format!("checking table {table}"))?;
+    }
+    Ok(())
+}
+
 /// Opens the engine for `table` ("twophase" builds its tables if missing).
 pub fn open_engine(dir: &Path, table: &str, progress: bool) -> anyhow::Result<Engine> {
+    check_tables(dir, table, progress)?;
     if table == proto::catalog::TWOPHASE {
         let s = worker::TwoPhaseSolver::open_or_build(dir, &Bars::new(progress))
             .with_context(|| format!("two-phase tables in {}", dir.display()))?;

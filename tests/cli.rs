@@ -212,6 +212,72 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
     assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
 }
 
+/// A table whose body was damaged in place (8,000,000 bytes flipped) never answers: a
+/// solve reads the body once, refuses the file with its name and the reason, and writes
+/// no record; a solve on the intact file is remembered in the user's cache, and the
+/// damage after it is still caught (the stamp no longer matches the changed file).
+#[test]
+fn a_table_damaged_in_place_is_refused_before_it_answers() {
+    let dir = scratch("damaged-body");
+    let cache = dir.join("cache");
+    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
+        let src = tables_dir().join(f);
+        if !src.exists() {
+            let o = cubeswarm(&["tables", "build", "h48h0k4"]);
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+        std::fs::copy(&src, dir.join(f)).unwrap();
+    }
+    let solve = || {
+        Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+            .args([
+                "--tables-dir",
+                dir.to_str().unwrap(),
+                "solve",
+                "--quiet",
+                "--table",
+                "h48h0k4",
+                "--format",
+                "jsonl",
+                "R U R' U'",
+            ])
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    let o = solve();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("\"length\":4"), "{}", stdout(&o));
+    let stamps = std::fs::read_dir(cache.join("cubeswarm/verified"))
+        .unwrap()
+        .count();
+    assert_eq!(stamps, 2, "one stamp per file checked");
+    // Damage the body in place: the same file, changed.
+    let path = dir.join("h48h0k4.tbl");
+    {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let mut f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        let mut body = vec![0u8; 8_000_000];
+        f.seek(SeekFrom::Start(4096)).unwrap();
+        f.read_exact(&mut body).unwrap();
+        body.iter_mut().for_each(|b| *b ^= 0xff);
+        f.seek(SeekFrom::Start(4096)).unwrap();
+        f.write_all(&body).unwrap();
+    }
+    let o = solve();
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "", "no record from a damaged table");
+    let err = stderr(&o);
+    assert!(
+        err.contains("h48h0k4.tbl") && err.contains("checksum"),
+        "{err}"
+    );
+}
+
 #[test]
 fn tables_build_if_missing_builds_then_verifies_then_repairs() {
     let dir = scratch("if-missing");

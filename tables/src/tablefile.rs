@@ -38,6 +38,8 @@
 //! header and the file length *before* mapping anything, so a truncated or foreign file is
 //! an error naming the path, never a crash (a short map would raise SIGBUS).
 //! [`TableFile::verify`] re-reads the whole body to check its checksum and distribution;
+//! [`TableFile::verify_once`] does so once per file and remembers it until the file
+//! changes (what a search opens its tables with: [`TableFile::open_verified`]);
 //! [`BodyCheck`] checks the same of a body fed in pieces as it arrives (a fetch).
 
 mod error;
@@ -46,6 +48,7 @@ mod header;
 mod incremental;
 mod open;
 mod paths;
+mod stamp;
 mod stream;
 mod verify;
 mod write;
@@ -58,6 +61,7 @@ pub use header::{TableHeader, TableMeta};
 pub use incremental::BodyCheck;
 pub use open::TableFile;
 pub use paths::{default_tables_dir, table_path};
+pub use stamp::Checked;
 pub use stream::{read_header, verify_file, verify_file_with};
 pub use write::{write_table, write_table_with, BODY_CHUNK};
 

@@ -9,6 +9,7 @@ use proto::catalog::{self, Entry};
 use proto::Method;
 use std::path::Path;
 use tables::progress::Progress;
+use tables::tablefile::{table_path, TableFile};
 
 /// The catalog entry of `name`, or [`Error::UnknownTable`].
 pub fn entry(name: &str) -> Result<&'static Entry, Error> {
@@ -47,6 +48,24 @@ pub fn build_file(dir: &Path, file: &str, progress: &dyn Progress) -> Result<(),
     } else {
         build(dir, file, progress)
     }
+}
+
+/// Checks the bodies of the files of `entry` in `dir` (the optional one too, where
+/// present) once per file: each is read whole, with a step of `progress` per file, unless
+/// it was verified before and has not changed since
+/// ([`tables::tablefile::TableFile::verify_once`]). Opening an engine does the same
+/// silently; a front end calls this first to show the one-time read.
+pub fn verify_once(dir: &Path, entry: &Entry, progress: &dyn Progress) -> Result<(), Error> {
+    let optional = entry.optional.filter(|f| table_path(dir, f).exists());
+    for &file in entry.files.iter().chain(optional.iter()) {
+        let t = TableFile::open(table_path(dir, file), file)?;
+        if !t.verified_before() {
+            progress.start(&format!("checking {file} (once)"), t.header().body_len);
+            t.verify_once(progress)?;
+            progress.finish(&format!("{file} checked"));
+        }
+    }
+    Ok(())
 }
 
 /// Builds the table `name` into `dir` ([`build_entry`]).

@@ -4,6 +4,7 @@ use super::header::{
 };
 use super::*;
 use crate::packed::{AtomicPacked4, Packed4};
+use crate::progress::Silent;
 use proptest::prelude::*;
 use std::fs::{self, OpenOptions};
 use std::io::Write;
@@ -599,4 +600,54 @@ fn huge_page_copy_of_a_mapped_table_reads_its_file_exactly() {
     assert_eq!(short.kind(), std::io::ErrorKind::UnexpectedEof);
     let empty = crate::huge::HugeArray::read_file(&file, 0, 0, 2).unwrap();
     assert!(empty.is_empty());
+}
+
+/// `verify_once` reads a body the first time and remembers it; a write to the file
+/// makes it read again (and a damaged body is refused); a file written whole is
+/// remembered as it is written.
+#[test]
+fn a_verified_file_is_remembered_until_it_changes() {
+    use super::stamp::Stamps;
+    let dir = TempDir::new("stamp");
+    let stamps = Stamps::at(dir.0.join("cache"));
+    let path = write_sample(&dir.0, "stamped", 3000);
+    let f = TableFile::open(&path, "stamped").unwrap();
+    assert!(!f.verified_in(&stamps));
+    assert_eq!(
+        f.verify_once_in(&stamps, &Silent).unwrap(),
+        Checked::Verified
+    );
+    assert!(f.verified_in(&stamps));
+    assert_eq!(
+        f.verify_once_in(&stamps, &Silent).unwrap(),
+        Checked::Remembered
+    );
+    drop(f);
+    // Rewritten in place with a byte of the body flipped: no longer remembered.
+    patch(&path, HEADER_LEN + 10, |b| b[0] ^= 1);
+    let f = TableFile::open(&path, "stamped").unwrap();
+    assert!(!f.verified_in(&stamps));
+    assert!(matches!(
+        f.verify_once_in(&stamps, &Silent),
+        Err(TableFileError::ChecksumMismatch { .. })
+    ));
+    // Still refused the next time (a failure is never remembered).
+    assert!(f.verify_once_in(&stamps, &Silent).is_err());
+    drop(f);
+    // Mended in place: read again, then remembered.
+    patch(&path, HEADER_LEN + 10, |b| b[0] ^= 1);
+    let f = TableFile::open(&path, "stamped").unwrap();
+    assert_eq!(
+        f.verify_once_in(&stamps, &Silent).unwrap(),
+        Checked::Verified
+    );
+    assert_eq!(
+        f.verify_once_in(&stamps, &Silent).unwrap(),
+        Checked::Remembered
+    );
+    // A file written whole is stamped by its writer.
+    let file = std::fs::File::open(&path).unwrap();
+    stamps.remember_file(&file, f.header().checksum);
+    let g = TableFile::open(&path, "stamped").unwrap();
+    assert!(g.verified_in(&stamps));
 }

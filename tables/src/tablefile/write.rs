@@ -84,7 +84,7 @@ pub fn write_table_with(
     ));
     let tmp = dir.join(tmp_name);
 
-    let written = (|| -> io::Result<()> {
+    let written = (|| -> io::Result<File> {
         let mut f = OpenOptions::new()
             .write(true)
             .create(true)
@@ -120,14 +120,19 @@ pub fn write_table_with(
         f.seek(SeekFrom::Start(0))?;
         f.write_all(&header.encode())?;
         f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        Ok(f)
     })();
-    if let Err(error) = written {
-        // Best effort: the temporary file is useless now.
-        let _ = fs::remove_file(&tmp);
-        return Err(TableFileError::Io { path: tmp, error });
-    }
+    let f = match written {
+        Ok(f) => f,
+        Err(error) => {
+            // Best effort: the temporary file is useless now.
+            let _ = fs::remove_file(&tmp);
+            return Err(TableFileError::Io { path: tmp, error });
+        }
+    };
+    // Its body was checked as it was written: the first search need not read it again.
+    super::stamp::Stamps::user().remember_file(&f, header.checksum);
     // Make the rename durable. Some file systems refuse to sync a directory; the table is
     // complete either way, so that is not an error.
     if let Ok(d) = File::open(&dir) {

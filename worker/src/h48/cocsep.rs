@@ -87,7 +87,7 @@ impl Cocsep {
                 dir: dir.to_path_buf(),
             });
         }
-        let file = TableFile::open(&path, NAME)?;
+        let file = TableFile::open_verified(&path, NAME)?;
         let bad = |reason: String| Error::BadTable {
             name: NAME.into(),
             reason,

@@ -230,7 +230,7 @@ fn check_entries(name: &str, kind: TableKind, found: u64) -> Result<(), Error> {
 /// Opens a 4-bit H48 table (mapped, header checked).
 pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, Error> {
     let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
-    let t = TableFile::open(check_path(dir, name)?, name)?.into_packed4()?;
+    let t = TableFile::open_verified(check_path(dir, name)?, name)?.into_packed4()?;
     check_entries(name, kind, t.len())?;
     Ok(t)
 }
@@ -238,7 +238,7 @@ pub fn open_k4(dir: &Path, name: &str) -> Result<Packed4, Error> {
 /// Opens a 2-bit H48 table (mapped, header checked).
 pub fn open_k2(dir: &Path, name: &str) -> Result<Packed2, Error> {
     let kind = TableKind::parse(name).ok_or_else(|| Error::UnknownTable(name.into()))?;
-    let file = TableFile::open(check_path(dir, name)?, name)?;
+    let file = TableFile::open_verified(check_path(dir, name)?, name)?;
     let layout = file.header().meta.params[0];
     if matches!(kind, TableKind::H48 { eo_bits: 1.., .. }) && layout != gen_k2::EDGE_LAYOUT {
         return Err(Error::BadTable {

@@ -157,9 +157,9 @@ impl TwoPhaseTables {
     /// [`TwoPhaseTables::open`] with a choice of where the pruning tables are read from.
     pub fn open_with(dir: &Path, memory: TableMemory) -> Result<Self, Error> {
         let start = Instant::now();
-        let fsym_file = TableFile::open(table_path(dir, FSYM_NAME), FSYM_NAME)?;
-        let p1_file = TableFile::open(table_path(dir, P1_NAME), P1_NAME)?;
-        let p2_file = TableFile::open(table_path(dir, P2_NAME), P2_NAME)?;
+        let fsym_file = TableFile::open_verified(table_path(dir, FSYM_NAME), FSYM_NAME)?;
+        let p1_file = TableFile::open_verified(table_path(dir, P1_NAME), P1_NAME)?;
+        let p2_file = TableFile::open_verified(table_path(dir, P2_NAME), P2_NAME)?;
         check_header(&fsym_file, N_FLIPSLICE as u64, 32)?;
         check_header(&p1_file, (N_FS_CLASSES * N_TWIST) as u64, 4)?;
         check_header(&p2_file, (N_CP_CLASSES * N_PERM8) as u64, 4)?;
@@ -176,7 +176,7 @@ impl TwoPhaseTables {
         let p2 = Nibbles::new(p2_file.into_packed4()?, copy);
         let p1m_path = table_path(dir, P1M_NAME);
         let p1m = if p1m_path.exists() {
-            let file = TableFile::open(p1m_path, P1M_NAME)?;
+            let file = TableFile::open_verified(p1m_path, P1M_NAME)?;
             check_header(&file, p1m::N_P1M, 32)?;
             let dist = &file.header().distribution;
             if dist[..3] != p1_mod3 || dist[3..].iter().any(|&n| n != 0) {
