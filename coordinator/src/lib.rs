@@ -46,4 +46,6 @@ pub mod trace;
 pub use driver::{Driver, DriverConfig, Event};
 pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
 pub use run::{run, Executors, RunError, RunStats, Source};
-pub use scheduler::{Action, Config, Counters, Deepening, Progress, RequestId, Scheduler};
+pub use scheduler::{
+    Action, Config, Counters, Deepening, Progress, RejectReason, Rejection, RequestId, Scheduler,
+};

@@ -19,6 +19,11 @@ pub(crate) struct ExecState {
     pub running: BTreeSet<JobId>,
     /// When it last gave a sign of life (µs).
     pub lease_renewed: u64,
+    /// When its last heartbeat came (µs; `None`: none yet). A leased job that its next
+    /// heartbeat does not list although it was dispatched before this one is lost.
+    pub last_heartbeat: Option<u64>,
+    /// An answer of its failed its check: it gets no more work (its capacity stays 0).
+    pub distrusted: bool,
 }
 
 impl ExecState {
@@ -92,6 +97,10 @@ impl Pool {
 
     pub fn get(&self, id: ExecutorId) -> Option<&ExecState> {
         self.executors.get(&id)
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = ExecutorId> + '_ {
+        self.executors.keys().copied()
     }
 
     pub fn values(&self) -> impl Iterator<Item = &ExecState> {
@@ -173,6 +182,8 @@ mod tests {
             tables: BTreeSet::new(),
             running: BTreeSet::new(),
             lease_renewed: renewed,
+            last_heartbeat: None,
+            distrusted: false,
         }
     }
 

@@ -37,6 +37,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use tables::{Move, Position};
 
+mod check;
 mod dispatch;
 mod pace;
 mod requests;
@@ -45,7 +46,9 @@ mod state;
 mod types;
 
 use self::state::*;
-pub use self::types::{Action, Config, Counters, Deepening, Progress, RequestId};
+pub use self::types::{
+    Action, Config, Counters, Deepening, Progress, RejectReason, Rejection, RequestId,
+};
 
 /// The scheduler. See the module documentation.
 #[derive(Debug)]
@@ -65,6 +68,8 @@ pub struct Scheduler {
     counters: Counters,
     /// Measured round trips and node rate.
     pace: pace::Pace,
+    /// Answers refused since the driver last took them.
+    rejections: Vec<Rejection>,
 }
 
 impl Scheduler {
@@ -85,6 +90,7 @@ impl Scheduler {
             actions: Vec::new(),
             counters: Counters::default(),
             pace: pace::Pace::default(),
+            rejections: Vec::new(),
         }
     }
 
@@ -144,12 +150,14 @@ impl Scheduler {
                 tables: tables.into_iter().collect(),
                 running: BTreeSet::new(),
                 lease_renewed: self.now,
+                last_heartbeat: None,
+                distrusted: false,
             },
         );
     }
 
     /// An executor is gone (or hands back its jobs as it shuts down): its jobs go back to
-    /// the queue. A result it sends later is still taken if its job is still open.
+    /// the queue. A result it sends later is ignored (its jobs are not leased to it).
     pub fn remove_executor(&mut self, id: ExecutorId) {
         if let Some(e) = self.executors.remove(id) {
             for job in e.running {
@@ -161,9 +169,14 @@ impl Scheduler {
     /// Sets how many jobs an executor may run at once; false when it is unknown. 0
     /// drains it: it gets no new jobs, while those it runs go on and their results are
     /// taken as usual. Below what it runs now, it gets no new job until it is under.
+    /// A distrusted executor's capacity stays 0.
     pub fn set_capacity(&mut self, id: ExecutorId, capacity: usize) -> bool {
         self.executors
-            .update(id, |e| e.capacity = capacity)
+            .update(id, |e| {
+                if !e.distrusted {
+                    e.capacity = capacity;
+                }
+            })
             .is_some()
     }
 
@@ -182,6 +195,64 @@ impl Scheduler {
     pub fn heartbeat(&mut self, id: ExecutorId) {
         let now = self.now;
         self.executors.update(id, |e| e.lease_renewed = now);
+    }
+
+    /// The executor's heartbeat lists the jobs it holds (`running`, with the attempt each
+    /// runs as): its leases are renewed. A job leased to it that it does not list,
+    /// although the job was dispatched before its previous heartbeat came (so this one
+    /// had to list it), is lost: the executor and the scheduler disagree about what it
+    /// holds, so it is treated as a lease expiry (every job of its goes back to the
+    /// queue, and it is forgotten until it joins again). Jobs dispatched since its
+    /// previous heartbeat may still be on their way to it.
+    pub fn heartbeat_with(&mut self, id: ExecutorId, running: &[(JobId, u32)]) {
+        let now = self.now;
+        let Some(previous) = self.executors.update(id, |e| {
+            e.lease_renewed = now;
+            e.last_heartbeat.replace(now)
+        }) else {
+            return;
+        };
+        let Some(previous) = previous else { return };
+        let Some(e) = self.executors.get(id) else {
+            return;
+        };
+        let lost = e
+            .running
+            .iter()
+            .filter(|job| {
+                self.jobs.get(job).is_some_and(|j| {
+                    j.dispatched < previous
+                        && !running.iter().any(|&(r, a)| r == **job && a == j.attempt)
+                })
+            })
+            .count();
+        if lost == 0 {
+            return;
+        }
+        self.counters.lost_jobs += lost as u64;
+        if let Some(e) = self.executors.remove(id) {
+            for job in e.running {
+                self.actions.push(Action::Cancel { on: id, job });
+                self.requeue(job);
+            }
+        }
+    }
+
+    /// The caller itself was stalled until `now` (a stopped or starved process): the
+    /// silence of every executor over that time was its own, not theirs, so every lease
+    /// is renewed before any is judged.
+    pub fn renew_all_leases(&mut self, now: u64) {
+        self.now = self.now.max(now);
+        let now = self.now;
+        let ids: Vec<ExecutorId> = self.executors.ids().collect();
+        for id in ids {
+            self.executors.update(id, |e| e.lease_renewed = now);
+        }
+    }
+
+    /// Whether an answer of executor `id` failed its check (it gets no more work).
+    pub fn is_distrusted(&self, id: ExecutorId) -> bool {
+        self.executors.get(id).is_some_and(|e| e.distrusted)
     }
 
     /// Whether `id` is a known executor (one silent past its lease is forgotten).

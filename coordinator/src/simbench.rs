@@ -18,8 +18,9 @@ use crate::scheduler::{Config, Counters};
 use proto::{
     Job, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop, SubtreeResult, Work,
 };
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc::{self, Sender};
+use std::sync::Arc;
 use tables::{Cube, Move, Position, SplitMix64};
 
 /// The table name the simulated executors claim to hold.
@@ -173,8 +174,9 @@ struct SimWorker {
     id: ExecutorId,
     capacity: usize,
     tx: Sender<Event>,
-    /// The fake solution every position gets (the scheduler does not check it).
-    solution: Vec<Move>,
+    /// Each position's solution (the inverse of its scramble), checked by the
+    /// scheduler as a real worker's would be.
+    solutions: Arc<HashMap<Position, Vec<Move>>>,
 }
 
 impl Executor for SimWorker {
@@ -194,7 +196,12 @@ impl Executor for SimWorker {
                     .map(|it| {
                         Ok(PositionResult {
                             line: it.line,
-                            solutions: vec![self.solution.clone()],
+                            solutions: self
+                                .solutions
+                                .get(&it.position)
+                                .cloned()
+                                .into_iter()
+                                .collect(),
                             optimal: false,
                             lower_bound: 0,
                             depth_exhausted: None,
@@ -235,19 +242,12 @@ impl Executor for SimWorker {
 /// The input: `n` lines cycling through a few fixed positions (parsed once), in
 /// batches of [`INPUT_BATCH`] as a network stream would bring them.
 fn lines(n: u64) -> impl Iterator<Item = Vec<InputLine>> + Send {
-    let mut rng = SplitMix64::new(1);
-    let fixed: Vec<(String, Position)> = (0..DISTINCT)
-        .filter_map(|_| {
-            let moves: Vec<Move> = (0..25).map(|_| Move::ALL[rng.below(18) as usize]).collect();
-            let p = Position::new(Cube::from_moves(&moves)).ok()?;
-            Some((tables::format_moves(&moves), p))
-        })
-        .collect();
+    let fixed = fixed_positions();
     let batch = INPUT_BATCH as u64;
     (0..n.div_ceil(batch)).map(move |b| {
         (b * batch..((b + 1) * batch).min(n))
             .filter_map(|i| {
-                let (text, p) = fixed.get(i as usize % fixed.len().max(1))?;
+                let (text, p, _) = fixed.get(i as usize % fixed.len().max(1))?;
                 Some(InputLine {
                     line: i + 1,
                     input: text.clone(),
@@ -256,6 +256,23 @@ fn lines(n: u64) -> impl Iterator<Item = Vec<InputLine>> + Send {
             })
             .collect()
     })
+}
+
+/// The few positions the input cycles through: scramble, position, and a solution (the
+/// scramble's inverse).
+fn fixed_positions() -> Vec<(String, Position, Vec<Move>)> {
+    let mut rng = SplitMix64::new(1);
+    (0..DISTINCT)
+        .filter_map(|_| {
+            let moves: Vec<Move> = (0..20).map(|_| Move::ALL[rng.below(18) as usize]).collect();
+            let p = Position::new(Cube::from_moves(&moves)).ok()?;
+            Some((
+                tables::format_moves(&moves),
+                p,
+                tables::notation::invert_moves(&moves),
+            ))
+        })
+        .collect()
 }
 
 /// A field of `/proc/self/status` in KiB (`VmRSS`, `VmHWM`).
@@ -278,7 +295,12 @@ fn thread_schedstat() -> Option<(f64, f64)> {
 /// Runs the simulation.
 pub fn run_bench(cfg: BenchConfig) -> Result<BenchReport, RunError> {
     let (tx, events) = mpsc::channel::<Event>();
-    let solution: Vec<Move> = (0..20).map(|i| Move::ALL[(i * 7) % 18]).collect();
+    let solutions: Arc<HashMap<Position, Vec<Move>>> = Arc::new(
+        fixed_positions()
+            .into_iter()
+            .map(|(_, p, s)| (p, s))
+            .collect(),
+    );
     let mut executors: BTreeMap<ExecutorId, Box<dyn Executor + Send>> = BTreeMap::new();
     for k in 0..cfg.workers.max(1) {
         let id = ExecutorId(k as u64 + 1);
@@ -288,7 +310,7 @@ pub fn run_bench(cfg: BenchConfig) -> Result<BenchReport, RunError> {
                 id,
                 capacity: cfg.threads_per_worker.max(1),
                 tx: tx.clone(),
-                solution: solution.clone(),
+                solutions: Arc::clone(&solutions),
             }),
         );
     }

@@ -253,3 +253,51 @@ fn a_served_request_whose_last_executor_leaves_waits_a_lease_for_it() {
     assert!(seen.borrow().end.is_none());
     assert_eq!(jobs(&told.borrow()).len(), 1);
 }
+
+/// A coordinator that was itself stopped (SIGSTOP, a starved VM) wakes up long after its
+/// executors' leases would have ended: their silence was its own, so the loop renews
+/// every lease before judging any, and reads the heartbeats that came in meanwhile.
+#[test]
+fn a_stalled_loop_forgives_the_silence_it_caused() {
+    use coordinator::driver::run_loop;
+    use coordinator::LiveJob;
+    let mut d = driver(DriverConfig::default());
+    let told = exec(&mut d, 1, TABLE);
+    let _seen = open(&mut d, 7, Method::TwoPhase, None);
+    d.handle(Event::Lines(ClientKey(7), lines(&["R U"])), 10);
+    d.handle(Event::End(ClientKey(7)), 10);
+    d.step(20);
+    let sent = jobs(&told.borrow());
+    assert_eq!(sent.len(), 1);
+    // Its heartbeat arrived while the coordinator was stopped; every reading of the
+    // clock is 10 s (ten leases) after the last.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let live = vec![LiveJob {
+        job: sent[0],
+        attempt: 1,
+        nodes: 0,
+    }];
+    tx.send(Event::Executor(ExecutorEvent::Heartbeat(
+        ExecutorId(1),
+        live,
+    )))
+    .unwrap();
+    let ticks = std::cell::Cell::new(0u64);
+    let clock = || {
+        ticks.set(ticks.get() + 1);
+        20 + ticks.get() * 10_000_000
+    };
+    let mut steps = 0;
+    run_loop(&mut d, &rx, &clock, &mut |_| {}, &mut |_| {
+        steps += 1;
+        steps == 3
+    })
+    .unwrap();
+    assert_eq!(d.scheduler().counters().lease_expiries, 0);
+    assert!(d.scheduler().has_executor(ExecutorId(1)));
+    assert_eq!(
+        d.scheduler().job_counts(),
+        (1, 0),
+        "the job still runs there"
+    );
+}

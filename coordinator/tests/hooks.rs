@@ -23,6 +23,7 @@ fn cfg() -> Config {
         job_nodes: 1_000,
         job_round_trips: 10.0,
         early_start: false,
+        solves: fake::solves,
     }
 }
 

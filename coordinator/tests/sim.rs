@@ -6,7 +6,8 @@
 //! so or silently), stall past their lease and come back with late results, answer twice,
 //! send poisoned partial answers when cancelled, lack the table, or drain (capacity 0: no
 //! new jobs, the running ones finish) and then come back or leave handing their jobs
-//! back. The client goes away mid-request and comes back (as the real client does: it
+//! back. Rogue executors answer their jobs wrongly and answer jobs they were never
+//! given; hung ones keep heartbeating without listing or answering their jobs. The client goes away mid-request and comes back (as the real client does: it
 //! opens a new request with the lines that have no record yet, the deepened position with
 //! the deepest length it saw proved empty). The fake executors answer every job
 //! deterministically from the job alone, so a fault-free run (one healthy executor, one
@@ -14,7 +15,8 @@
 //! exactly one record, in input order, equal to the fault-free run's (hints change
 //! nothing but node counts); no executor ever receives a job for a table it lacks, or
 //! while it drains; nothing from cancelled or superseded work reaches a record (the
-//! poisoned answers would show); a request whose client is gone has no job left, queued
+//! poisoned answers would show); a rogue's answers never reach a record and, once one is
+//! refused, it gets no more jobs; a request whose client is gone has no job left, queued
 //! or running; and the progress its client sees agrees with what was sent and received.
 //!
 //! A failing seed is printed; replay it with `SIM_SEED=<seed> cargo test -p
@@ -26,8 +28,8 @@ use coordinator::driver::{
     ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestProgress, RequestSink,
 };
 use coordinator::input::InputLine;
-use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, Scheduler};
-use fake::{answer, poisoned, result, truth, PREFIX_LEN, TABLE};
+use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, LiveJob, Scheduler};
+use fake::{answer, poisoned, result, truth, wrong, PREFIX_LEN, TABLE};
 use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -39,6 +41,10 @@ enum Health {
     Alive,
     /// Silent (no answers, no heartbeats) until this time.
     Stalled(u64),
+    /// Heartbeats listing nothing, never answers, until this time.
+    Hung(u64),
+    /// Answers its jobs wrongly, and answers jobs it was never given.
+    Rogue,
     Dead,
 }
 
@@ -138,6 +144,7 @@ fn scenario(seed: u64) -> Scenario {
         job_nodes,
         job_round_trips: [0.0, 1.0, 10.0][(job_nodes % 3) as usize],
         early_start: rng.below(2) == 0,
+        solves: fake::solves,
     };
     Scenario {
         settings,
@@ -249,6 +256,9 @@ struct Faults {
     poisoned_answers: u64,
     double_answers: u64,
     client_reconnects: u64,
+    rogue_answers: u64,
+    foreign_answers: u64,
+    hangs: u64,
 }
 
 impl Faults {
@@ -261,6 +271,9 @@ impl Faults {
         self.poisoned_answers += o.poisoned_answers;
         self.double_answers += o.double_answers;
         self.client_reconnects += o.client_reconnects;
+        self.rogue_answers += o.rogue_answers;
+        self.foreign_answers += o.foreign_answers;
+        self.hangs += o.hangs;
     }
 }
 
@@ -318,6 +331,8 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
     let mut resume_hint: Option<(u64, u8)> = None;
     // Answers in flight: (deliver at, executor, result).
     let mut mail: Vec<(u64, ExecutorId, JobResult)> = Vec::new();
+    // Every job dispatched so far (rogues answer them, given or not).
+    let mut sent_jobs: Vec<Job> = Vec::new();
     for _ in 0..100_000u64 {
         // The client sends a few lines (those without a record, in order).
         if conn.sent < input.lines.len() {
@@ -350,8 +365,18 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
             }
         }
         now += if faults { rng.below(300) } else { 50 };
-        // Heartbeats of the healthy; the stalled come back.
+        // Heartbeats of the healthy, listing what they run; the stalled and hung come
+        // back.
         for (&id, e) in &mut execs {
+            if let Health::Hung(until) = e.health {
+                if now >= until {
+                    // Restarted: what it held is gone; it joins again.
+                    e.health = Health::Alive;
+                    e.drained = false;
+                    e.running.clear();
+                    join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
+                }
+            }
             if let Health::Stalled(until) = e.health {
                 if now >= until {
                     // Back: joins again (its lease may have ended meanwhile), as a new
@@ -363,8 +388,22 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                     join(&mut driver, &outbox, &expired, id, e.capacity, e.has_table);
                 }
             }
-            if e.health == Health::Alive {
-                driver.handle(Event::Executor(ExecutorEvent::Heartbeat(id, vec![])), now);
+            let listed = match e.health {
+                Health::Alive | Health::Rogue => Some(
+                    e.running
+                        .iter()
+                        .map(|j| LiveJob {
+                            job: j.id,
+                            attempt: j.attempt,
+                            nodes: 0,
+                        })
+                        .collect(),
+                ),
+                Health::Hung(_) => Some(Vec::new()),
+                Health::Stalled(_) | Health::Dead => None,
+            };
+            if let Some(listed) = listed {
+                driver.handle(Event::Executor(ExecutorEvent::Heartbeat(id, listed)), now);
             }
         }
         driver.step(now);
@@ -381,6 +420,10 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                     if e.drained {
                         return Err(format!("{job:?} sent to {to:?}, which drains"));
                     }
+                    if driver.scheduler().is_distrusted(to) {
+                        return Err(format!("{job:?} sent to {to:?}, whose answer was refused"));
+                    }
+                    sent_jobs.push(job.clone());
                     if e.health != Health::Dead {
                         e.running.push(job);
                     }
@@ -504,6 +547,17 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 mail.push((until + rng.below(500), id, result(j, Ok(out))));
             }
             e.running.clear();
+        } else if faults && (20..23).contains(&roll) && e.health == Health::Alive {
+            // Hangs: heartbeats that list nothing, no answers, until restarted.
+            f.hangs += 1;
+            e.health = Health::Hung(now + 1_500 + rng.below(4_000));
+        } else if faults && roll == 23 && live < 8 {
+            // A rogue joins (with the table).
+            let cap = 1 + rng.below(3) as usize;
+            add_exec(&mut execs, &mut driver, cap, true);
+            if let Some((_, r)) = execs.iter_mut().next_back() {
+                r.health = Health::Rogue;
+            }
         } else if faults && roll < 28 && live < 8 {
             f.joins += 1;
             let cap = 1 + rng.below(3) as usize;
@@ -540,6 +594,26 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
             f.poisoned_answers += 1;
             let r = result(&j, Ok(poisoned(&j)));
             driver.handle(Event::Executor(ExecutorEvent::Result(id, r)), now);
+        } else if e.health == Health::Rogue {
+            // Wrong answers to its own jobs; any answer to jobs it was never given.
+            if !e.running.is_empty() && rng.below(2) == 0 {
+                let j = e.running.remove(0);
+                f.rogue_answers += 1;
+                let r = result(&j, Ok(wrong(&j)));
+                driver.handle(Event::Executor(ExecutorEvent::Result(id, r)), now);
+            } else if !sent_jobs.is_empty() {
+                let j = &sent_jobs[rng.below(sent_jobs.len() as u64) as usize];
+                if !e.running.iter().any(|r| r.id == j.id) {
+                    f.foreign_answers += 1;
+                    let out = if rng.below(2) == 0 {
+                        wrong(j)
+                    } else {
+                        answer(j, sc.all_mode, &prefixes)
+                    };
+                    let r = result(j, Ok(out));
+                    driver.handle(Event::Executor(ExecutorEvent::Result(id, r)), now);
+                }
+            }
         } else if e.health == Health::Alive && !e.running.is_empty() {
             let i = if faults {
                 rng.below(e.running.len() as u64) as usize
@@ -566,9 +640,9 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
             }
         }
         // Keep the run live: some healthy executor with the table must exist.
-        let healthy = execs
-            .values()
-            .any(|e| e.has_table && e.health != Health::Dead && !e.drained);
+        let healthy = execs.values().any(|e| {
+            e.has_table && e.health != Health::Dead && e.health != Health::Rogue && !e.drained
+        });
         if !healthy {
             add_exec(&mut execs, &mut driver, 1, true);
         }

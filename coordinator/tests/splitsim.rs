@@ -27,7 +27,7 @@ fn hand_trace() -> Trace {
     };
     let mut solution = seqs[40_000].clone();
     while solution.len() < 14 {
-        // Any continuation: the replay does not check solutions.
+        // Any continuation (the position is made from it, so that it solves it).
         let next = *solution.last().unwrap();
         let m = tables::Move::ALL
             .into_iter()
@@ -41,7 +41,7 @@ fn hand_trace() -> Trace {
     Trace {
         header: Header {
             version: VERSION,
-            position: "R U F D L B".to_string(),
+            position: tables::format_moves(&tables::notation::invert_moves(&solution)),
             table: "h48h0k4".to_string(),
             threads: 2,
             split_depth: 13,

@@ -291,12 +291,13 @@ impl<'s> Driver<'s> {
                         x.live.retain(|l| l.job != r.id);
                     }
                 }
-                self.sched.tick(self.now);
                 self.stats.result(id, &r, self.now);
                 self.sched.on_result(id, r);
+                self.log_rejections();
             }
             ExecutorEvent::Heartbeat(id, live) => {
-                self.sched.heartbeat(id);
+                let held: Vec<_> = live.iter().map(|l| (l.job, l.attempt)).collect();
+                self.sched.heartbeat_with(id, &held);
                 self.stats.heard(id, self.now);
                 if let Some(x) = self.executors.get_mut(&id) {
                     x.live = live;
@@ -320,6 +321,31 @@ impl<'s> Driver<'s> {
                 self.sched.remove_executor(id);
             }
         }
+    }
+
+    /// Logs the answers the scheduler refused, naming their executors.
+    fn log_rejections(&mut self) {
+        for r in self.sched.take_rejections() {
+            let name = self.executors.get(&r.from).map(|x| x.exec.name());
+            tracing::warn!(
+                executor = r.from.0,
+                worker = name.as_deref().unwrap_or("?"),
+                job = r.job.0,
+                line = r.line,
+                "answer refused: {}; the worker gets no more work",
+                r.reason
+            );
+            self.stats
+                .distrusted(name.as_deref().unwrap_or("?"), &r, self.now);
+        }
+    }
+
+    /// The process running the driver was stalled for a while (stopped, starved): the
+    /// executors' silence over that time was not theirs, so their leases are renewed
+    /// before they are judged (their words from that time may still be on the way).
+    pub fn forgive_stall(&mut self, now: u64) {
+        self.now = self.now.max(now);
+        self.sched.renew_all_leases(self.now);
     }
 
     /// Moves the clock to `now` and acts: leases and time limits, dispatches and
@@ -389,7 +415,8 @@ impl<'s> Driver<'s> {
                 }
             }
         }
-        // Only a lease expiry makes the scheduler forget an executor the driver holds.
+        // Only a lease expiry (or lost jobs, which count as one) makes the scheduler
+        // forget an executor the driver holds.
         if self.sched.executor_count() != self.executors.len() {
             let forgotten: Vec<ExecutorId> = self
                 .executors
@@ -403,7 +430,7 @@ impl<'s> Driver<'s> {
                     tracing::warn!(
                         executor = id.0,
                         worker = %x.exec.name(),
-                        "lease expired; the worker's jobs go back to the queue"
+                        "lease expired (silent, or its heartbeat lost its jobs); the worker's jobs go back to the queue"
                     );
                     x.exec.lease_expired();
                 }

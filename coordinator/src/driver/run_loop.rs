@@ -12,6 +12,11 @@ const EVENTS_PER_ROUND: usize = 4096;
 /// The longest the loop sleeps with nothing to wait for.
 const IDLE_WAIT: Duration = Duration::from_secs(1);
 
+/// Waking this much later than asked means the process itself was stalled (stopped,
+/// starved): the executors' silence over that time is forgiven before leases are judged
+/// ([`Driver::forgive_stall`]).
+const STALL_US: u64 = 1_000_000;
+
 /// Every sender of the event stream is gone.
 #[derive(Debug, thiserror::Error)]
 #[error("every event source hung up")]
@@ -27,8 +32,17 @@ pub fn run_loop(
     after_step: &mut dyn FnMut(&Driver<'_>),
     done: &mut dyn FnMut(&Driver<'_>) -> bool,
 ) -> Result<(), Disconnected> {
+    let mut due = clock();
     loop {
-        driver.step(clock());
+        let now = clock();
+        if now > due.saturating_add(STALL_US) {
+            tracing::warn!(
+                late_ms = (now - due) / 1000,
+                "the coordinator was stalled; every worker's lease is renewed"
+            );
+            driver.forgive_stall(now);
+        }
+        driver.step(now);
         after_step(driver);
         if done(driver) || driver.is_shut_down() {
             return Ok(());
@@ -36,6 +50,7 @@ pub fn run_loop(
         let wait = driver.next_wakeup().map_or(IDLE_WAIT, |at| {
             Duration::from_micros(at.saturating_sub(clock())).min(IDLE_WAIT)
         });
+        due = clock().saturating_add(wait.as_micros() as u64);
         let first = match events.recv_timeout(wait) {
             Ok(ev) => ev,
             Err(RecvTimeoutError::Timeout) => continue,

@@ -99,8 +99,8 @@ pub struct StatsEvent {
     pub seq: u64,
     /// When (µs, driver clock).
     pub at_us: u64,
-    /// "worker_joined", "worker_left", "lease_expired", "request_opened",
-    /// "request_done", "request_failed".
+    /// "worker_joined", "worker_left", "lease_expired", "worker_distrusted",
+    /// "request_opened", "request_done", "request_failed".
     pub kind: &'static str,
     /// In words.
     pub text: String,
@@ -183,6 +183,17 @@ impl Stats {
         } else {
             self.event(now, "worker_left", format!("worker {name} left"));
         }
+    }
+
+    pub(super) fn distrusted(&mut self, name: &str, r: &crate::scheduler::Rejection, now: u64) {
+        self.event(
+            now,
+            "worker_distrusted",
+            format!(
+                "worker {name}: answer to job {} refused (line {}: {}); it gets no more work",
+                r.job.0, r.line, r.reason
+            ),
+        );
     }
 
     pub(super) fn arrived(&mut self, req: RequestId, line: u64, now: u64) {

@@ -4,7 +4,9 @@
 use super::*;
 
 impl Scheduler {
-    /// A result came from executor `from`.
+    /// A result came from executor `from`. It is taken only from the executor the job is
+    /// leased to, complete, and with every solution checked; a result that fails its
+    /// check is refused and its executor distrusted ([`Scheduler::take_rejections`]).
     pub fn on_result(&mut self, from: ExecutorId, result: JobResult) {
         let id = result.id;
         let Some(job) = self.jobs.get(&id) else {
@@ -13,7 +15,12 @@ impl Scheduler {
             self.free_slot(from, id);
             return;
         };
-        let current = job.lease == Some(from) && result.attempt == job.attempt;
+        if job.lease != Some(from) {
+            // Not its job (any more): whatever it says, the job's holder answers.
+            self.counters.ignored_results += 1;
+            return;
+        }
+        let current = result.attempt == job.attempt;
         let whole = match &result.output {
             Ok(out) => complete(&job.kind, out, self.requests.get(&job.req)),
             Err(_) => true,
@@ -47,19 +54,32 @@ impl Scheduler {
             }
             return;
         }
-        // Accepted: the first complete answer wins.
+        if let Ok(out) = &result.output {
+            if let Some(rejection) = self.check_answer(from, id, &job.kind, job.req, out) {
+                self.counters.rejected_results += 1;
+                self.rejections.push(rejection);
+                self.requeue(id);
+                self.actions.push(Action::Cancel { on: from, job: id });
+                self.distrust(from);
+                return;
+            }
+        }
+        // Accepted: the first complete, checked answer of its holder.
         let Some(job) = self.remove_job(id) else {
             return;
         };
-        if let Some(exec) = job.lease {
-            if exec != from || !current {
-                // Another attempt still runs somewhere: stop it.
-                self.free_slot(exec, id);
-                self.actions.push(Action::Cancel { on: exec, job: id });
-            }
+        if !current {
+            // An earlier attempt answered: the current one still runs there.
+            self.free_slot(from, id);
+            self.actions.push(Action::Cancel { on: from, job: id });
         }
         self.counters.jobs_done += 1;
         self.apply(job.req, job.kind, result);
+    }
+
+    /// The answers refused since the last call (for the driver to log).
+    pub fn take_rejections(&mut self) -> Vec<Rejection> {
+        std::mem::take(&mut self.rejections)
     }
 
     /// Routes an accepted result to its positions.

@@ -3,6 +3,7 @@
 
 use crate::executor::ExecutorId;
 use proto::{Job, JobId};
+use tables::{Move, Position};
 
 /// How the scheduler cuts work (what is asked is in [`Settings`]).
 #[derive(Clone, Debug)]
@@ -28,6 +29,11 @@ pub struct Config {
     pub job_nodes: u64,
     /// Start depth d+1 of a position on idle capacity before d is proved empty.
     pub early_start: bool,
+    /// Whether a solution solves its position: every solution in an answer is checked
+    /// with it before the answer is accepted. The real check applies the moves; the
+    /// simulation, whose executors make their answers up, checks them against its own
+    /// made-up truth.
+    pub solves: fn(&Position, &[Move]) -> bool,
 }
 
 impl Default for Config {
@@ -41,6 +47,7 @@ impl Default for Config {
             job_round_trips: 10.0,
             job_nodes: 30_000_000,
             early_start: true,
+            solves: Position::is_solved_by,
         }
     }
 }
@@ -48,6 +55,40 @@ impl Default for Config {
 /// A request's identity (a scramble set or one scramble of one client).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RequestId(pub u64);
+
+/// Why an answer was refused (for the log: the executor that sent it gets no more
+/// work).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+    /// The executor that sent it.
+    pub from: ExecutorId,
+    /// The job it answered.
+    pub job: JobId,
+    /// The input line whose solution failed.
+    pub line: u64,
+    /// What was wrong with it.
+    pub reason: RejectReason,
+}
+
+/// What was wrong with a refused solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RejectReason {
+    /// Applying it to its position does not give the solved cube.
+    #[error("the solution does not solve its position")]
+    DoesNotSolve,
+    /// Longer than the request's `max_length`.
+    #[error("the solution is longer than the longest asked")]
+    TooLong,
+    /// A subtree's solution of another length than its depth.
+    #[error("the solution's length is not its subtree's depth")]
+    WrongDepth,
+    /// A subtree's solution that does not begin with its subtree's prefix.
+    #[error("the solution does not begin with its subtree's prefix")]
+    WrongPrefix,
+    /// An answer for a position or subtree its job does not hold.
+    #[error("the answer names a position or subtree its job does not hold")]
+    Unasked,
+}
 
 /// What the driver must do.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,8 +122,17 @@ pub struct Counters {
     pub requeued: u64,
     /// Leases that ended.
     pub lease_expiries: u64,
-    /// Results ignored (late, repeated, partial or superseded).
+    /// Results ignored (late, repeated, partial or superseded, or from an executor the
+    /// job is not leased to).
     pub ignored_results: u64,
+    /// Results refused because a solution in them failed its check (it does not solve
+    /// its position, or has a length or prefix its job rules out).
+    pub rejected_results: u64,
+    /// Executors given no more work because an answer of theirs was refused.
+    pub distrusted_executors: u64,
+    /// Leased jobs an executor's heartbeat no longer listed (its jobs went back to the
+    /// queue and it was forgotten, as at a lease expiry).
+    pub lost_jobs: u64,
     /// Records released.
     pub records: u64,
     /// Search nodes in accepted results.

@@ -19,6 +19,12 @@ pub struct Metrics {
     jobs_requeued: AtomicU64,
     lease_expiries: AtomicU64,
     ignored_results: AtomicU64,
+    /// Results refused because a solution failed its check.
+    rejected_results: AtomicU64,
+    /// Workers given no more work because an answer of theirs was refused.
+    workers_distrusted: AtomicU64,
+    /// Leased jobs a worker's heartbeat no longer listed.
+    jobs_lost: AtomicU64,
     positions: AtomicU64,
     nodes: AtomicU64,
     workers: AtomicU64,
@@ -48,6 +54,9 @@ impl Metrics {
             jobs_requeued: AtomicU64::new(0),
             lease_expiries: AtomicU64::new(0),
             ignored_results: AtomicU64::new(0),
+            rejected_results: AtomicU64::new(0),
+            workers_distrusted: AtomicU64::new(0),
+            jobs_lost: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             workers: AtomicU64::new(0),
@@ -70,6 +79,10 @@ impl Metrics {
         self.jobs_requeued.store(c.requeued, Relaxed);
         self.lease_expiries.store(c.lease_expiries, Relaxed);
         self.ignored_results.store(c.ignored_results, Relaxed);
+        self.rejected_results.store(c.rejected_results, Relaxed);
+        self.workers_distrusted
+            .store(c.distrusted_executors, Relaxed);
+        self.jobs_lost.store(c.lost_jobs, Relaxed);
         self.positions.store(c.records, Relaxed);
         self.nodes.store(c.nodes, Relaxed);
         self.workers.store(workers as u64, Relaxed);
@@ -153,8 +166,26 @@ impl Metrics {
         put(
             "cubeswarm_results_ignored_total",
             "counter",
-            "Results ignored (late, repeated, cancelled or superseded).",
+            "Results ignored (late, repeated, cancelled, superseded, or from a worker the job is not leased to).",
             self.ignored_results.load(Relaxed),
+        );
+        put(
+            "cubeswarm_results_rejected_total",
+            "counter",
+            "Results refused because a solution failed its check (it does not solve its position, or its length or prefix is not its job's).",
+            self.rejected_results.load(Relaxed),
+        );
+        put(
+            "cubeswarm_workers_distrusted_total",
+            "counter",
+            "Workers given no more work because an answer of theirs was refused.",
+            self.workers_distrusted.load(Relaxed),
+        );
+        put(
+            "cubeswarm_jobs_lost_total",
+            "counter",
+            "Leased jobs a worker's heartbeat no longer listed (its jobs were requeued and it must join again).",
+            self.jobs_lost.load(Relaxed),
         );
         put(
             "cubeswarm_positions_total",

@@ -199,3 +199,63 @@ pub fn result(job: &Job, output: Result<JobOutput, proto::JobError>) -> JobResul
         output,
     }
 }
+
+/// Whether `s` is a solution the fake executors could give `p` (the simulation's stand-in
+/// for applying the moves: its positions' made-up truths are not the cube's).
+pub fn solves(p: &Position, s: &[Move]) -> bool {
+    static PREFIXES: std::sync::OnceLock<Vec<Vec<Move>>> = std::sync::OnceLock::new();
+    let prefixes = PREFIXES.get_or_init(|| tables::canonical::sequences(PREFIX_LEN));
+    let h = hash(p.cube());
+    // Two-phase, then a whole optimal search, then the subtrees of either mode (the
+    // all-solutions mode's are a superset).
+    if s == filler(15 + (h % 5) as usize, h) {
+        return true;
+    }
+    let t = truth(p, true, prefixes);
+    if s == filler(t.distance as usize, h) {
+        return true;
+    }
+    let at = |list: &[usize], len: usize, salt: u64| {
+        list.iter().any(|&i| {
+            len >= PREFIX_LEN && s == extend(&prefixes[i], len - PREFIX_LEN, salt + i as u64)
+        })
+    };
+    at(&t.at_distance, t.distance as usize, 0) || at(&t.beyond, t.distance as usize + 1, 999)
+}
+
+/// A wrong answer to `job`, in the right shape: what a rogue executor says.
+pub fn wrong(job: &Job) -> JobOutput {
+    match &job.work {
+        Work::Batch { items, .. } => JobOutput::Batch(
+            items
+                .iter()
+                .map(|it| PositionResult {
+                    line: it.line,
+                    solutions: vec![filler(1, 4244)],
+                    optimal: true,
+                    lower_bound: 1,
+                    depth_exhausted: Some(0),
+                    nodes: 1,
+                    lookups: 0,
+                    micros: 0,
+                    stop: Stop::Completed,
+                })
+                .map(Ok)
+                .collect(),
+        ),
+        Work::Subtrees(w) => JobOutput::Subtrees(
+            w.prefixes
+                .iter()
+                .enumerate()
+                .map(|(i, p)| SubtreeResult {
+                    prefix: i as u32,
+                    // The right length and prefix, not a solution.
+                    solutions: vec![extend(p, (w.depth as usize).saturating_sub(p.len()), 4245)],
+                    nodes: 1,
+                    lookups: 0,
+                    stop: Stop::Completed,
+                })
+                .collect(),
+        ),
+    }
+}

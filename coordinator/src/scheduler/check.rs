@@ -1,0 +1,111 @@
+//! Answers checked before they are believed: every solution in a complete answer must
+//! solve its position and fit its job (length, subtree prefix), or the whole answer is
+//! refused and its executor gets no more work. Checking costs microseconds a solution,
+//! against the milliseconds to hours it took to find.
+
+use super::*;
+use crate::scheduler::types::{RejectReason, Rejection};
+
+impl Scheduler {
+    /// The first fault in `out`, an answer to job `id` (of `kind`) from `from`, if any.
+    pub(super) fn check_answer(
+        &self,
+        from: ExecutorId,
+        id: JobId,
+        kind: &Kind,
+        req: RequestId,
+        out: &JobOutput,
+    ) -> Option<Rejection> {
+        let r = self.requests.get(&req)?;
+        let solves = self.cfg.solves;
+        let reject = |line: u64, reason: RejectReason| Rejection {
+            from,
+            job: id,
+            line,
+            reason,
+        };
+        match (kind, out) {
+            (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
+                for (&seq, a) in seqs.iter().zip(rs) {
+                    let (Some(p), Ok(a)) = (r.lines.get(seq), a) else {
+                        continue;
+                    };
+                    for s in &a.solutions {
+                        if s.len() > usize::from(r.settings.max_length) {
+                            return Some(reject(p.line, RejectReason::TooLong));
+                        }
+                        if !solves(&p.position, s) {
+                            return Some(reject(p.line, RejectReason::DoesNotSolve));
+                        }
+                    }
+                }
+            }
+            (Kind::Shallow { seq }, JobOutput::Batch(rs)) => {
+                let p = r.lines.get(*seq)?;
+                for s in rs.iter().filter_map(|a| a.as_ref().ok()) {
+                    for s in &s.solutions {
+                        if s.len() > usize::from(r.settings.max_length) {
+                            return Some(reject(p.line, RejectReason::TooLong));
+                        }
+                        if !solves(&p.position, s) {
+                            return Some(reject(p.line, RejectReason::DoesNotSolve));
+                        }
+                    }
+                }
+            }
+            (
+                Kind::Subtrees {
+                    seq,
+                    depth,
+                    prefixes,
+                },
+                JobOutput::Subtrees(rs),
+            ) => {
+                let p = r.lines.get(*seq)?;
+                for sub in rs {
+                    if sub.solutions.is_empty() {
+                        continue;
+                    }
+                    let Some(prefix) = (prefixes.get(sub.prefix as usize))
+                        .and_then(|&i| crate::cut::unit_moves(&self.prefixes, i))
+                    else {
+                        return Some(reject(p.line, RejectReason::Unasked));
+                    };
+                    for s in &sub.solutions {
+                        if s.len() != usize::from(*depth) {
+                            return Some(reject(p.line, RejectReason::WrongDepth));
+                        }
+                        if !s.starts_with(&prefix) {
+                            return Some(reject(p.line, RejectReason::WrongPrefix));
+                        }
+                        if !solves(&p.position, s) {
+                            return Some(reject(p.line, RejectReason::DoesNotSolve));
+                        }
+                    }
+                }
+            }
+            // Another shape than its job's: `complete` refuses it.
+            _ => {}
+        }
+        None
+    }
+
+    /// An answer of `exec` failed its check: it gets no more work, and what it runs goes
+    /// back to the queue (its other answers could not be believed either).
+    pub(super) fn distrust(&mut self, exec: ExecutorId) {
+        let Some(running) = self.executors.update(exec, |e| {
+            let first = !e.distrusted;
+            e.distrusted = true;
+            e.capacity = 0;
+            first.then(|| e.running.clone())
+        }) else {
+            return;
+        };
+        let Some(running) = running else { return };
+        self.counters.distrusted_executors += 1;
+        for job in running {
+            self.actions.push(Action::Cancel { on: exec, job });
+            self.requeue(job);
+        }
+    }
+}
