@@ -195,18 +195,19 @@ pub async fn start(
         }
         Ok(req)
     };
-    // Workers refused for their token count as refused workers, and are logged.
-    let worker_auth = {
-        let auth = auth.clone();
-        let metrics = metrics.clone();
-        move |req: Request<()>| -> Result<Request<()>, Status> {
-            let peer = req.remote_addr();
-            auth(req).inspect_err(|e| {
-                metrics.worker_refused();
-                tracing::warn!(peer = ?peer, "worker refused: {}", e.message());
-            })
-        }
-    };
+    // Workers and clients refused for their token are counted as refused, and logged.
+    let worker_auth = counted(
+        auth.clone(),
+        metrics.clone(),
+        Metrics::worker_refused,
+        "worker",
+    );
+    let client_auth = counted(
+        auth.clone(),
+        metrics.clone(),
+        Metrics::client_refused,
+        "client",
+    );
     let workers = workers_server::WorkersServer::new(WorkersSvc(shared.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
@@ -237,7 +238,7 @@ pub async fn start(
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(
             clients,
-            auth.clone(),
+            client_auth,
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(
             tables, auth,
@@ -299,6 +300,23 @@ pub async fn start(
         task,
         grace: cfg.shutdown_grace,
     })
+}
+
+/// `auth`, each refusal counted with `count` and logged as a refused `who` (without the
+/// token).
+fn counted(
+    auth: impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone,
+    metrics: Arc<Metrics>,
+    count: fn(&Metrics),
+    who: &'static str,
+) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
+    move |req| {
+        let peer = req.remote_addr();
+        auth(req).inspect_err(|e| {
+            count(&metrics);
+            tracing::warn!(peer = ?peer, "{who} refused: {}", e.message());
+        })
+    }
 }
 
 /// How often a request's progress goes to its client.
