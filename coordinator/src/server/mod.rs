@@ -10,7 +10,8 @@
 //! - The handlers check the token, decode and validate what peers send (a bad message is
 //!   a typed error for that peer only), and post events.
 //! - [`metrics`] and `http`: Prometheus counters and gauges, on their own HTTP listener.
-//! - Connections that send nothing within [`HANDSHAKE_TIMEOUT`] are closed.
+//! - Connections that send nothing within [`HANDSHAKE_TIMEOUT`] are closed; the metrics
+//!   listener's connections are bounded by [`ServerConfig::http`].
 //!
 //! The coordinator keeps no durable state: a client's output file is its journal, and a
 //! worker's jobs are requeued when its stream ends or its lease runs out.
@@ -78,6 +79,9 @@ pub struct ServerConfig {
     /// A connection silent this long from its start is closed (see
     /// [`HANDSHAKE_TIMEOUT`], the default).
     pub handshake_timeout: Duration,
+    /// The bounds of the metrics listener's connections (head and idle timeouts, lifetime,
+    /// how many at once), so idle ones cannot take the process's descriptors.
+    pub http: proto::http::HttpLimits,
 }
 
 /// Shared by every handler.
@@ -256,7 +260,7 @@ pub async fn start(
             core: core_tx.clone(),
             token: cfg.token.clone(),
         };
-        tokio::spawn(http::serve_http(l, state, metrics_stop_rx));
+        tokio::spawn(http::serve_http(l, state, cfg.http, metrics_stop_rx));
     }
     health
         .set_serving::<workers_server::WorkersServer<WorkersSvc>>()
