@@ -121,6 +121,7 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
             None => lease,
         },
         handshake_timeout: seconds("handshake-timeout", a.handshake_timeout)?,
+        http: proto::http::HttpLimits::default(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

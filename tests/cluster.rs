@@ -246,6 +246,12 @@ fn wrong_tokens_are_refused_with_a_clear_message() {
     let (st, _, err) = solve_r_u(&url, &["--token-file", bad.to_str().unwrap()]);
     assert!(!st.success());
     assert!(err.to_lowercase().contains("token"), "{err}");
+    // Clients too: counted and logged (never the token itself), with a wrong token or none.
+    let (st, _, err) = solve_r_u(&url, &[]);
+    assert!(!st.success(), "{err}");
+    assert_eq!(metric(&m, "cubeswarm_clients_refused_total"), 2);
+    assert!(c.log().contains("client refused"), "{}", c.log());
+    assert!(!c.log().contains("wrong-token"), "{}", c.log());
     // The right token works.
     let _w = worker(
         &dir,

@@ -1,7 +1,8 @@
 //! Every request ends with its client (issue 17), end to end with real processes on
 //! loopback: a killed client's search stops on the cluster within seconds; a request
 //! whose table no worker holds is refused at once; a connection that never speaks is
-//! closed. (A worker refused for its token is counted: `tests/cluster.rs`.)
+//! closed, on the gRPC port and on the metrics port. (A worker or client refused for its
+//! token is counted: `tests/cluster.rs`.)
 
 mod common;
 
@@ -103,4 +104,106 @@ fn a_connection_that_never_speaks_is_closed() {
             Err(e) => panic!("the silent connection is still open: {e}"),
         }
     }
+}
+
+/// Lowers the soft limit on open files of process `pid` to `n`.
+#[cfg(target_os = "linux")]
+fn limit_files(pid: u32, n: u64) {
+    let mut old = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a null new limit only reads the current one into `old`, a valid rlimit.
+    let r = unsafe {
+        libc::prlimit(
+            pid as libc::pid_t,
+            libc::RLIMIT_NOFILE,
+            std::ptr::null(),
+            &mut old,
+        )
+    };
+    assert_eq!(r, 0, "prlimit: {}", std::io::Error::last_os_error());
+    let new = libc::rlimit {
+        rlim_cur: n.min(old.rlim_max),
+        rlim_max: old.rlim_max,
+    };
+    // SAFETY: `new` is a valid rlimit; the old one is not asked for.
+    let r = unsafe {
+        libc::prlimit(
+            pid as libc::pid_t,
+            libc::RLIMIT_NOFILE,
+            &new,
+            std::ptr::null_mut(),
+        )
+    };
+    assert_eq!(r, 0, "prlimit: {}", std::io::Error::last_os_error());
+}
+
+/// A GET's whole answer; panics if none comes within `limit`.
+fn get_within(addr: &str, path: &str, limit: Duration) -> String {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(limit)).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut out = String::new();
+    if let Err(e) = s.read_to_string(&mut out) {
+        panic!("no whole answer to GET {path} within {limit:?} ({e}): {out:?}");
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn idle_connections_to_the_metrics_port_are_closed_and_healthz_keeps_answering() {
+    let _g = serial();
+    let dir = scratch("http-idle");
+    let (mut c, url) = coordinator(&dir, &["--metrics-listen", "127.0.0.1:0"]);
+    let m = metrics_addr(&mut c);
+    // Descriptors for what the coordinator holds now and 300 more: room for the
+    // connections its metrics listener serves at once, not for every idle one below.
+    let pid = c.child.id();
+    let open = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count() as u64;
+    limit_files(pid, open + 300);
+    let idle: Vec<std::net::TcpStream> = (0..400)
+        .map(|_| std::net::TcpStream::connect(&m).unwrap())
+        .collect();
+    let r = get_within(&m, "/healthz", Duration::from_secs(20));
+    assert!(r.starts_with("HTTP/1.1 200") && r.ends_with("ok\n"), "{r}");
+    // Every idle connection is closed by the coordinator: end of stream or a reset, not
+    // a read timeout.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    for (i, mut s) in idle.into_iter().enumerate() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        s.set_read_timeout(Some(left.max(Duration::from_millis(1))))
+            .unwrap();
+        let mut buf = [0u8; 256];
+        loop {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => continue,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    panic!("idle connection {i} still open after 30 s")
+                }
+                Err(_) => break,
+            }
+        }
+    }
+    // The descriptors are back: the metrics and the gRPC port answer.
+    let r = get_within(&m, "/metrics", Duration::from_secs(20));
+    assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+    assert_eq!(
+        health(&url),
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
 }

@@ -17,6 +17,8 @@
 //! - [`backoff`]: exponential backoff with jitter, for every process that dials a
 //!   coordinator (workers and clients).
 //! - [`transport`]: the bearer token, TLS and size limits every cluster process shares.
+//! - [`http`]: the one HTTP server of the probe and metrics listeners, bounded
+//!   ([`http::HttpLimits`]: head and idle timeouts, a lifetime, a cap on connections).
 //!
 //! Settings say *what is asked* (method, lengths, solution count, budgets); how a job runs
 //! (threads, pools, memory) is the executor's business and appears nowhere here. Positions
@@ -28,6 +30,7 @@ pub mod backoff;
 pub mod catalog;
 pub mod convert;
 pub mod error;
+pub mod http;
 pub mod job;
 pub mod method;
 pub mod record;

@@ -6,11 +6,16 @@
 //! When the coordinator has a token, `/api/status` wants it (`Authorization: Bearer`,
 //! which the page sends once typed in its login field); the page itself holds no data,
 //! and `/healthz` and `/metrics` stay open for probes and Prometheus.
+//!
+//! The listener is served by [`proto::http::serve`] within `ServerConfig::http`: idle
+//! connections are closed and only so many are served at once, so they cannot take the
+//! process's descriptors (and with them `/healthz` and the gRPC port).
 
 use super::metrics::Metrics;
 use crate::driver::{Driver, Event};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use proto::http::HttpLimits;
 use std::sync::{mpsc as std_mpsc, Arc};
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -127,8 +132,13 @@ async fn page() -> Response {
         .into_response()
 }
 
-/// Serves the endpoint on `l` until `stop`.
-pub(super) async fn serve_http(l: TcpListener, state: HttpState, stop: oneshot::Receiver<()>) {
+/// Serves the endpoint on `l` within `limits` until `stop`.
+pub(super) async fn serve_http(
+    l: TcpListener,
+    state: HttpState,
+    limits: HttpLimits,
+    stop: oneshot::Receiver<()>,
+) {
     use axum::routing::get;
     let app = axum::Router::new()
         .route("/", get(page))
@@ -136,12 +146,8 @@ pub(super) async fn serve_http(l: TcpListener, state: HttpState, stop: oneshot::
         .route("/metrics", get(metrics))
         .route("/healthz", get(|| async { "ok\n" }))
         .with_state(state);
-    let r = axum::serve(l, app)
-        .with_graceful_shutdown(async move {
-            let _ = stop.await;
-        })
-        .await;
-    if let Err(e) = r {
-        tracing::warn!("metrics endpoint ended: {e}");
-    }
+    proto::http::serve(l, app, limits, async move {
+        let _ = stop.await;
+    })
+    .await;
 }

@@ -10,7 +10,8 @@
 //! - The handlers check the token, decode and validate what peers send (a bad message is
 //!   a typed error for that peer only), and post events.
 //! - [`metrics`] and `http`: Prometheus counters and gauges, on their own HTTP listener.
-//! - Connections that send nothing within [`HANDSHAKE_TIMEOUT`] are closed.
+//! - Connections that send nothing within [`HANDSHAKE_TIMEOUT`] are closed; the metrics
+//!   listener's connections are bounded by [`ServerConfig::http`].
 //!
 //! The coordinator keeps no durable state: a client's output file is its journal, and a
 //! worker's jobs are requeued when its stream ends or its lease runs out.
@@ -78,6 +79,9 @@ pub struct ServerConfig {
     /// A connection silent this long from its start is closed (see
     /// [`HANDSHAKE_TIMEOUT`], the default).
     pub handshake_timeout: Duration,
+    /// The bounds of the metrics listener's connections (head and idle timeouts, lifetime,
+    /// how many at once), so idle ones cannot take the process's descriptors.
+    pub http: proto::http::HttpLimits,
 }
 
 /// Shared by every handler.
@@ -195,18 +199,19 @@ pub async fn start(
         }
         Ok(req)
     };
-    // Workers refused for their token count as refused workers, and are logged.
-    let worker_auth = {
-        let auth = auth.clone();
-        let metrics = metrics.clone();
-        move |req: Request<()>| -> Result<Request<()>, Status> {
-            let peer = req.remote_addr();
-            auth(req).inspect_err(|e| {
-                metrics.worker_refused();
-                tracing::warn!(peer = ?peer, "worker refused: {}", e.message());
-            })
-        }
-    };
+    // Workers and clients refused for their token are counted as refused, and logged.
+    let worker_auth = counted(
+        auth.clone(),
+        metrics.clone(),
+        Metrics::worker_refused,
+        "worker",
+    );
+    let client_auth = counted(
+        auth.clone(),
+        metrics.clone(),
+        Metrics::client_refused,
+        "client",
+    );
     let workers = workers_server::WorkersServer::new(WorkersSvc(shared.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
@@ -237,7 +242,7 @@ pub async fn start(
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(
             clients,
-            auth.clone(),
+            client_auth,
         ))
         .add_service(tonic::service::interceptor::InterceptedService::new(
             tables, auth,
@@ -255,7 +260,7 @@ pub async fn start(
             core: core_tx.clone(),
             token: cfg.token.clone(),
         };
-        tokio::spawn(http::serve_http(l, state, metrics_stop_rx));
+        tokio::spawn(http::serve_http(l, state, cfg.http, metrics_stop_rx));
     }
     health
         .set_serving::<workers_server::WorkersServer<WorkersSvc>>()
@@ -299,6 +304,23 @@ pub async fn start(
         task,
         grace: cfg.shutdown_grace,
     })
+}
+
+/// `auth`, each refusal counted with `count` and logged as a refused `who` (without the
+/// token).
+fn counted(
+    auth: impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone,
+    metrics: Arc<Metrics>,
+    count: fn(&Metrics),
+    who: &'static str,
+) -> impl Fn(Request<()>) -> Result<Request<()>, Status> + Clone {
+    move |req| {
+        let peer = req.remote_addr();
+        auth(req).inspect_err(|e| {
+            count(&metrics);
+            tracing::warn!(peer = ?peer, "{who} refused: {}", e.message());
+        })
+    }
 }
 
 /// How often a request's progress goes to its client.

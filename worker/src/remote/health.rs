@@ -1,5 +1,5 @@
-//! Probes over HTTP, on the same stack (axum) as the coordinator's `/metrics`:
-//! `GET /healthz` and `GET /readyz`.
+//! Probes over HTTP, on the same bounded server ([`proto::http`]) as the coordinator's
+//! `/metrics`: `GET /healthz` and `GET /readyz`.
 //!
 //! - `/healthz` answers 200 whenever the process runs: liveness never depends on the
 //!   coordinator, or a coordinator outage would restart every worker of the fleet.
@@ -9,6 +9,7 @@
 
 use axum::extract::State;
 use axum::http::{Method, StatusCode, Uri};
+use proto::http::HttpLimits;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -85,12 +86,16 @@ pub fn router(health: Arc<Health>) -> axum::Router {
     axum::Router::new().fallback(answer).with_state(health)
 }
 
-/// Serves the probes on `listener` until the task is dropped (it never returns on its
-/// own, unless the listener fails).
+/// Serves the probes on `listener`, within the default [`HttpLimits`], until the task is
+/// dropped (it never returns on its own).
 pub async fn serve_health(listener: TcpListener, health: Arc<Health>) {
-    if let Err(e) = axum::serve(listener, router(health)).await {
-        tracing::warn!("health endpoint ended: {e}");
-    }
+    proto::http::serve(
+        listener,
+        router(health),
+        HttpLimits::default(),
+        std::future::pending(),
+    )
+    .await;
 }
 
 /// The answer to one probe (hyper leaves the body out for HEAD).
