@@ -6,7 +6,7 @@
 //!   solution, refuses the answer, counts it, and gives the liar no more work.
 //! - A squatter answers jobs it was never given (guessing their lines) and never answers
 //!   its own, while heartbeating a list of nothing: its answers are ignored, and the jobs
-//!   it sits on are taken back when its heartbeats stop listing them.
+//!   it sits on are taken back once its heartbeats have not listed them for a lease.
 
 mod common;
 
@@ -98,11 +98,14 @@ fn spawn_rogue(url: String, how: Rogue, batch: u64, sent: Arc<AtomicU64>) {
                     }
                 }
             });
+            // The jobs it was given (a squatter answers only others).
+            let mut held = std::collections::BTreeSet::new();
             while let Ok(Some(m)) = inbound.message().await {
                 let Some(coordinator_message::Msg::Job(job)) = m.msg else {
                     continue;
                 };
                 let job = proto::Job::try_from(job).unwrap();
+                held.insert(job.id.0);
                 let proto::Work::Batch { items, .. } = &job.work else {
                     continue;
                 };
@@ -112,6 +115,7 @@ fn spawn_rogue(url: String, how: Rogue, batch: u64, sent: Arc<AtomicU64>) {
                     Rogue::Squatter => (1..=8)
                         .flat_map(|k| [k as i64, -(k as i64)])
                         .filter(|&k| job.id.0 as i64 + k > 0)
+                        .filter(|&k| !held.contains(&((job.id.0 as i64 + k) as u64)))
                         .map(|k| ((job.id.0 as i64 + k) as u64, claims(&lines, k, batch)))
                         .collect(),
                 };
@@ -144,6 +148,8 @@ fn run_with(how: Rogue) -> (Proc, String, u64) {
             "20",
             "--heartbeat",
             "0.1",
+            "--lease",
+            "1",
         ],
     );
     let metrics = metrics_addr(&mut c);

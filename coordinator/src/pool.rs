@@ -19,9 +19,6 @@ pub(crate) struct ExecState {
     pub running: BTreeSet<JobId>,
     /// When it last gave a sign of life (µs).
     pub lease_renewed: u64,
-    /// When its last heartbeat came (µs; `None`: none yet). A leased job that its next
-    /// heartbeat does not list although it was dispatched before this one is lost.
-    pub last_heartbeat: Option<u64>,
     /// An answer of its failed its check: it gets no more work (its capacity stays 0).
     pub distrusted: bool,
 }
@@ -182,7 +179,6 @@ mod tests {
             tables: BTreeSet::new(),
             running: BTreeSet::new(),
             lease_renewed: renewed,
-            last_heartbeat: None,
             distrusted: false,
         }
     }

@@ -150,7 +150,6 @@ impl Scheduler {
                 tables: tables.into_iter().collect(),
                 running: BTreeSet::new(),
                 lease_renewed: self.now,
-                last_heartbeat: None,
                 distrusted: false,
             },
         );
@@ -198,38 +197,39 @@ impl Scheduler {
     }
 
     /// The executor's heartbeat lists the jobs it holds (`running`, with the attempt each
-    /// runs as): its leases are renewed. A job leased to it that it does not list,
-    /// although the job was dispatched before its previous heartbeat came (so this one
-    /// had to list it), is lost: the executor and the scheduler disagree about what it
-    /// holds, so it is treated as a lease expiry (every job of its goes back to the
-    /// queue, and it is forgotten until it joins again). Jobs dispatched since its
-    /// previous heartbeat may still be on their way to it.
+    /// runs as): its leases are renewed, and so is each listed job's. A job leased to it
+    /// that its heartbeats have not listed for a whole lease is lost: the executor and the
+    /// scheduler disagree about what it holds, so that counts as a lease expiry (every job
+    /// of its goes back to the queue, and it is forgotten until it joins again). A job on
+    /// its way to the executor is not listed yet; it has a lease to arrive.
     pub fn heartbeat_with(&mut self, id: ExecutorId, running: &[(JobId, u32)]) {
         let now = self.now;
-        let Some(previous) = self.executors.update(id, |e| {
-            e.lease_renewed = now;
-            e.last_heartbeat.replace(now)
-        }) else {
+        if self
+            .executors
+            .update(id, |e| e.lease_renewed = now)
+            .is_none()
+        {
             return;
-        };
-        let Some(previous) = previous else { return };
+        }
         let Some(e) = self.executors.get(id) else {
             return;
         };
-        let lost = e
-            .running
-            .iter()
-            .filter(|job| {
-                self.jobs.get(job).is_some_and(|j| {
-                    j.dispatched < previous
-                        && !running.iter().any(|&(r, a)| r == **job && a == j.attempt)
-                })
-            })
-            .count();
+        let lease = self.cfg.lease_us;
+        let mut lost = 0u64;
+        for job in &e.running {
+            let Some(j) = self.jobs.get_mut(job) else {
+                continue;
+            };
+            if running.iter().any(|&(r, a)| r == *job && a == j.attempt) {
+                j.listed = now;
+            } else if lease.is_some_and(|l| j.listed.saturating_add(l) <= now) {
+                lost += 1;
+            }
+        }
         if lost == 0 {
             return;
         }
-        self.counters.lost_jobs += lost as u64;
+        self.counters.lost_jobs += lost;
         if let Some(e) = self.executors.remove(id) {
             for job in e.running {
                 self.actions.push(Action::Cancel { on: id, job });
@@ -247,6 +247,9 @@ impl Scheduler {
         let ids: Vec<ExecutorId> = self.executors.ids().collect();
         for id in ids {
             self.executors.update(id, |e| e.lease_renewed = now);
+        }
+        for j in self.jobs.values_mut().filter(|j| j.lease.is_some()) {
+            j.listed = now;
         }
     }
 

@@ -342,3 +342,36 @@ fn a_draining_executor_gets_no_new_job_and_its_results_still_count() {
     assert_eq!(s.take_records(req).len(), 2);
     assert!(s.is_done(req));
 }
+
+/// A heartbeat renews the jobs it lists; a job its executor's heartbeats leave out for a
+/// whole lease is lost: the executor is forgotten (as at a lease expiry) and the job goes
+/// back to the queue, although the executor kept heartbeating.
+#[test]
+fn a_job_left_out_of_its_executors_heartbeats_for_a_lease_is_lost() {
+    let mut s = Scheduler::new(Config {
+        lease_us: Some(1_000),
+        batch_size: 1,
+        ..cfg()
+    });
+    s.add_executor(E1, 1, vec![TABLE.into()]);
+    let req = two_phase_one_per_job(&mut s);
+    s.push_line(req, 1, "R".into(), Ok(Position::parse("R").unwrap()));
+    s.end_input(req);
+    let sent = s.take_actions();
+    let Some(Action::Dispatch { job, .. }) = sent.first() else {
+        panic!("{sent:?}")
+    };
+    let listed = [(job.id, job.attempt)];
+    for t in [500, 1_000, 1_500] {
+        s.tick(t);
+        s.heartbeat_with(E1, &listed);
+    }
+    s.tick(2_000);
+    s.heartbeat_with(E1, &[]);
+    assert_eq!(s.job_counts(), (1, 0), "listed 500 µs ago: still its");
+    s.tick(2_600);
+    s.heartbeat_with(E1, &[]);
+    assert!(!s.has_executor(E1));
+    assert_eq!(s.counters().lost_jobs, 1);
+    assert_eq!(s.job_counts(), (0, 1), "back in the queue");
+}

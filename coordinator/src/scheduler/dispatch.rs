@@ -27,6 +27,7 @@ impl Scheduler {
                 lease: None,
                 prio,
                 dispatched: 0,
+                listed: 0,
             },
         );
         self.counters.jobs_created += 1;
@@ -191,6 +192,7 @@ impl Scheduler {
         j.attempt = attempt;
         j.lease = Some(exec);
         j.dispatched = now;
+        j.listed = now;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {
                 if let Some(p) = r.lines.get_mut(seq) {

@@ -118,6 +118,9 @@ pub(super) struct JobState {
     pub(super) prio: Priority,
     /// When its last attempt was dispatched, µs.
     pub(super) dispatched: u64,
+    /// When its executor last listed it in a heartbeat (or dispatched it), µs: a job
+    /// unlisted for a lease is lost.
+    pub(super) listed: u64,
 }
 
 /// The open single-position jobs of one position, without an allocation for the common

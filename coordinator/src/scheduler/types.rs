@@ -130,8 +130,8 @@ pub struct Counters {
     pub rejected_results: u64,
     /// Executors given no more work because an answer of theirs was refused.
     pub distrusted_executors: u64,
-    /// Leased jobs an executor's heartbeat no longer listed (its jobs went back to the
-    /// queue and it was forgotten, as at a lease expiry).
+    /// Leased jobs an executor's heartbeats did not list for a lease (its jobs went back
+    /// to the queue and it was forgotten, as at a lease expiry).
     pub lost_jobs: u64,
     /// Records released.
     pub records: u64,

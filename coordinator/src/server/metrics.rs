@@ -23,7 +23,7 @@ pub struct Metrics {
     rejected_results: AtomicU64,
     /// Workers given no more work because an answer of theirs was refused.
     workers_distrusted: AtomicU64,
-    /// Leased jobs a worker's heartbeat no longer listed.
+    /// Leased jobs a worker's heartbeats did not list for a lease.
     jobs_lost: AtomicU64,
     positions: AtomicU64,
     nodes: AtomicU64,
@@ -184,7 +184,7 @@ impl Metrics {
         put(
             "cubeswarm_jobs_lost_total",
             "counter",
-            "Leased jobs a worker's heartbeat no longer listed (its jobs were requeued and it must join again).",
+            "Leased jobs a worker's heartbeats did not list for a lease (its jobs were requeued and it must join again).",
             self.jobs_lost.load(Relaxed),
         );
         put(
