@@ -147,6 +147,46 @@ fn twophase_batch_keeps_order_and_reports_bad_lines() {
     }
 }
 
+/// A solution is marked optimal only when it is proved so: with `-n 3`, two-phase proves
+/// its shortest answer, and the longer ones it lists are not optimal.
+#[test]
+fn only_the_proved_shortest_solutions_are_marked_optimal() {
+    let scramble = "R U R' U' F2 D L2 B";
+    for format in ["text", "jsonl", "csv"] {
+        let o = cubeswarm(&[
+            "solve", "--method", "twophase", "-n", "3", "--format", format, scramble,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let rows: Vec<(usize, bool)> = out
+            .lines()
+            .filter(|l| !l.starts_with("id,"))
+            .map(|l| match format {
+                "text" => {
+                    let (_, tail) = l.rsplit_once(" (").unwrap();
+                    let len = tail.split(' ').next().unwrap().parse().unwrap();
+                    (len, tail.contains("optimal"))
+                }
+                "jsonl" => {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    (v["length"].as_u64().unwrap() as usize, v["optimal"] == true)
+                }
+                _ => {
+                    let f: Vec<&str> = l.split(',').collect();
+                    (f[3].parse().unwrap(), f[4] == "true")
+                }
+            })
+            .collect();
+        assert_eq!(rows.len(), 3, "{out}");
+        let shortest = rows[0].0;
+        assert!(rows[0].1, "the shortest is proved optimal: {out}");
+        for &(len, optimal) in &rows {
+            assert_eq!(optimal, len == shortest, "{format}: {out}");
+        }
+        assert!(rows.iter().any(|&(len, _)| len > shortest), "{out}");
+    }
+}
+
 #[test]
 fn optimal_solve_of_a_short_scramble() {
     let o = cubeswarm(&["solve", "--format", "jsonl", "R U F' D2"]);
