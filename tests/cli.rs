@@ -187,6 +187,30 @@ fn only_the_proved_shortest_solutions_are_marked_optimal() {
     }
 }
 
+/// A file that starts with a UTF-8 byte-order mark (as some editors write it) is read
+/// without it: its first line is a position like the others.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_line() {
+    let dir = scratch("bom");
+    let input = dir.join("in.txt");
+    std::fs::write(&input, "\u{feff}R U\nF2 D'\n").unwrap();
+    let o = cubeswarm(&[
+        "solve",
+        "--method",
+        "twophase",
+        "--format",
+        "jsonl",
+        "--quiet",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["input"], "R U", "{out}");
+    assert_eq!(first["solution"], "U' R'", "{out}");
+}
+
 #[test]
 fn optimal_solve_of_a_short_scramble() {
     let o = cubeswarm(&["solve", "--format", "jsonl", "R U F' D2"]);
