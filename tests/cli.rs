@@ -276,6 +276,42 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
     assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
 }
 
+/// A damaged `twophase-p2` is named as the file at fault, by a solve and by `tables
+/// verify`, and `twophase-p1` (intact) is not blamed.
+#[test]
+fn a_damaged_twophase_p2_is_named_and_p1_is_not_blamed() {
+    let dir = scratch("damaged-p2");
+    for f in ["twophase-fsym.tbl", "twophase-p1.tbl"] {
+        std::fs::hard_link(tables_dir().join(f), dir.join(f))
+            .or_else(|_| std::fs::copy(tables_dir().join(f), dir.join(f)).map(|_| ()))
+            .unwrap();
+    }
+    // Every byte of the body (after the 4096-byte header) flipped.
+    let mut p2 = std::fs::read(tables_dir().join("twophase-p2.tbl")).unwrap();
+    for b in &mut p2[4096..] {
+        *b ^= 0xff;
+    }
+    std::fs::write(dir.join("twophase-p2.tbl"), p2).unwrap();
+    let at = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+            .arg("--tables-dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = at(&["solve", "--method", "twophase", "R U"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("twophase-p2"), "{err}");
+    assert!(!err.contains("twophase-p1"), "{err}");
+    let o = at(&["tables", "verify"]);
+    assert!(!o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("twophase-p2: FAILED"), "{out}");
+    assert!(out.contains("twophase-p1: ok"), "{out}");
+}
+
 #[test]
 fn tables_build_if_missing_builds_then_verifies_then_repairs() {
     let dir = scratch("if-missing");
