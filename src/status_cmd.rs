@@ -3,7 +3,9 @@
 
 use crate::Common;
 use anyhow::{bail, Context};
-use coordinator::client::status;
+use coordinator::client::{status, ClientError};
+use proto::transport::ClientConfig;
+use proto::wire::ClusterStatus;
 use std::io::Write;
 use std::time::Duration;
 
@@ -27,9 +29,43 @@ pub struct StatusArgs {
     #[arg(long, value_enum, default_value = "table")]
     format: StatusFormat,
     /// Print again every SECONDS (a table is redrawn in place; JSON is one object per
-    /// line) until interrupted.
+    /// line) until interrupted. While the coordinator cannot be reached (down,
+    /// restarting, or not up yet: the first poll too) each poll says "unreachable" with
+    /// the error instead (JSON: {"unreachable": ERROR}) and the watch goes on; wrong
+    /// settings (URL, TLS, token) end it at once.
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "2")]
     watch: Option<f64>,
+}
+
+/// How long a poll of `--watch` waits for its answer.
+const POLL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What one poll found.
+enum Poll {
+    /// The coordinator's answer.
+    Status(Box<ClusterStatus>),
+    /// Why it could not be reached (`--watch` goes on).
+    Unreachable(String),
+}
+
+/// Asks once; `watching`: an absent coordinator is [`Poll::Unreachable`], not an error.
+fn poll(
+    rt: &tokio::runtime::Runtime,
+    cfg: &ClientConfig,
+    watching: bool,
+) -> Result<Poll, ClientError> {
+    let status = |st| Poll::Status(Box::new(st));
+    if !watching {
+        return rt.block_on(status::fetch(cfg)).map(status);
+    }
+    match rt.block_on(async { tokio::time::timeout(POLL_TIMEOUT, status::fetch(cfg)).await }) {
+        Ok(Ok(st)) => Ok(status(st)),
+        Ok(Err(e)) => status::unreachable(&e).map(Poll::Unreachable).ok_or(e),
+        Err(_) => Ok(Poll::Unreachable(format!(
+            "no answer within {} s",
+            POLL_TIMEOUT.as_secs()
+        ))),
+    }
 }
 
 /// Runs `status`.
@@ -46,18 +82,23 @@ pub fn run(common: &Common, a: StatusArgs) -> anyhow::Result<()> {
         .context("starting the client's runtime")?;
     let mut out = std::io::stdout().lock();
     loop {
-        let st = rt
-            .block_on(status::fetch(&cfg))
+        let polled = poll(&rt, &cfg, every.is_some())
             .with_context(|| format!("asking {} for its status", a.coordinator))?;
-        let text = match a.format {
-            StatusFormat::Table => status::render_table(&st),
-            StatusFormat::Json => {
+        let text = match (polled, a.format) {
+            (Poll::Status(st), StatusFormat::Table) => status::render_table(&st),
+            (Poll::Status(st), StatusFormat::Json) => {
                 let v = status::to_json(&st);
                 if every.is_some() {
                     format!("{v}\n")
                 } else {
                     format!("{v:#}\n")
                 }
+            }
+            (Poll::Unreachable(why), StatusFormat::Table) => {
+                format!("coordinator {} unreachable: {why}\n", a.coordinator)
+            }
+            (Poll::Unreachable(why), StatusFormat::Json) => {
+                format!("{}\n", serde_json::json!({ "unreachable": why }))
             }
         };
         if every.is_some() && a.format == StatusFormat::Table {

@@ -31,7 +31,8 @@ pub enum TablesAction {
     /// Re-check a table file's checksum and per-depth distribution (all present tables
     /// when no name is given).
     Verify {
-        /// Table name.
+        /// Table file name, or a solver table that is no file (`twophase`: its files,
+        /// the optional move table when present), as shown by `tables list`.
         name: Option<String>,
     },
     /// Fetch a table from the coordinator: the files of a solver table (`twophase`,
@@ -148,7 +149,7 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
         }
         TablesAction::Verify { name } => {
             let names = match name {
-                Some(n) => vec![n],
+                Some(n) => files_of(dir, n),
                 None => known_tables()
                     .into_iter()
                     .filter(|n| table_path(dir, n).exists())
@@ -197,6 +198,20 @@ pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<
         TablesAction::Fetch { name, coordinator } => fetch(dir, common, &name, &coordinator),
     }
     .with_context(|| format!("tables directory {}", dir.display()))
+}
+
+/// The table files `name` stands for: itself when it is a file, else the files of the
+/// solver table of that name (the optional one when present).
+fn files_of(dir: &Path, name: String) -> Vec<String> {
+    match proto::catalog::find(&name) {
+        Some(e) if !known_tables().contains(&name) => e
+            .files
+            .iter()
+            .chain(e.optional.iter().filter(|f| table_path(dir, f).exists()))
+            .map(|f| f.to_string())
+            .collect(),
+        _ => vec![name],
+    }
 }
 
 /// `tables build --if-missing`: each file of `name` (in build order) is verified, and

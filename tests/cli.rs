@@ -147,6 +147,70 @@ fn twophase_batch_keeps_order_and_reports_bad_lines() {
     }
 }
 
+/// A solution is marked optimal only when it is proved so: with `-n 3`, two-phase proves
+/// its shortest answer, and the longer ones it lists are not optimal.
+#[test]
+fn only_the_proved_shortest_solutions_are_marked_optimal() {
+    let scramble = "R U R' U' F2 D L2 B";
+    for format in ["text", "jsonl", "csv"] {
+        let o = cubeswarm(&[
+            "solve", "--method", "twophase", "-n", "3", "--format", format, scramble,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let rows: Vec<(usize, bool)> = out
+            .lines()
+            .filter(|l| !l.starts_with("id,"))
+            .map(|l| match format {
+                "text" => {
+                    let (_, tail) = l.rsplit_once(" (").unwrap();
+                    let len = tail.split(' ').next().unwrap().parse().unwrap();
+                    (len, tail.contains("optimal"))
+                }
+                "jsonl" => {
+                    let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                    (v["length"].as_u64().unwrap() as usize, v["optimal"] == true)
+                }
+                _ => {
+                    let f: Vec<&str> = l.split(',').collect();
+                    (f[3].parse().unwrap(), f[4] == "true")
+                }
+            })
+            .collect();
+        assert_eq!(rows.len(), 3, "{out}");
+        let shortest = rows[0].0;
+        assert!(rows[0].1, "the shortest is proved optimal: {out}");
+        for &(len, optimal) in &rows {
+            assert_eq!(optimal, len == shortest, "{format}: {out}");
+        }
+        assert!(rows.iter().any(|&(len, _)| len > shortest), "{out}");
+    }
+}
+
+/// A file that starts with a UTF-8 byte-order mark (as some editors write it) is read
+/// without it: its first line is a position like the others.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_line() {
+    let dir = scratch("bom");
+    let input = dir.join("in.txt");
+    std::fs::write(&input, "\u{feff}R U\nF2 D'\n").unwrap();
+    let o = cubeswarm(&[
+        "solve",
+        "--method",
+        "twophase",
+        "--format",
+        "jsonl",
+        "--quiet",
+        "--input",
+        input.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["input"], "R U", "{out}");
+    assert_eq!(first["solution"], "U' R'", "{out}");
+}
+
 #[test]
 fn optimal_solve_of_a_short_scramble() {
     let o = cubeswarm(&["solve", "--format", "jsonl", "R U F' D2"]);
@@ -276,6 +340,46 @@ fn a_table_damaged_in_place_is_refused_before_it_answers() {
         err.contains("h48h0k4.tbl") && err.contains("checksum"),
         "{err}"
     );
+}
+
+/// A damaged `twophase-p2` is named as the file at fault, by a solve and by `tables
+/// verify`, and `twophase-p1` (intact) is not blamed.
+#[test]
+fn a_damaged_twophase_p2_is_named_and_p1_is_not_blamed() {
+    let dir = scratch("damaged-p2");
+    for f in ["twophase-fsym.tbl", "twophase-p1.tbl"] {
+        std::fs::hard_link(tables_dir().join(f), dir.join(f))
+            .or_else(|_| std::fs::copy(tables_dir().join(f), dir.join(f)).map(|_| ()))
+            .unwrap();
+    }
+    // Every byte of the body (after the 4096-byte header) flipped.
+    let mut p2 = std::fs::read(tables_dir().join("twophase-p2.tbl")).unwrap();
+    for b in &mut p2[4096..] {
+        *b ^= 0xff;
+    }
+    std::fs::write(dir.join("twophase-p2.tbl"), p2).unwrap();
+    let at = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+            .arg("--tables-dir")
+            .arg(&dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = at(&["solve", "--method", "twophase", "R U"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("twophase-p2"), "{err}");
+    assert!(!err.contains("twophase-p1"), "{err}");
+    // Every file present, or the solver table's files by its name.
+    for args in [&["tables", "verify"][..], &["tables", "verify", "twophase"]] {
+        let o = at(args);
+        assert!(!o.status.success());
+        let out = stdout(&o);
+        assert!(out.contains("twophase-p2: FAILED"), "{args:?}: {out}");
+        assert!(out.contains("twophase-p1: ok"), "{args:?}: {out}");
+        assert!(out.contains("twophase-fsym: ok"), "{args:?}: {out}");
+    }
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! changes since: `single_bad.stderr` says the parse error once instead of twice; the
 //! exit code is 3 (was 0 or 1) when `solve` ran to its end but lines have no solution
 //! (every batch case, whose input has bad lines, and the `*_nosol*` cases), so that a
-//! script can tell (issue 17).
+//! script can tell (issue 17); `tp_csv_n3.stdout` marks optimal only the solutions as
+//! short as the proved first one, no longer every solution listed with it (issue 38).
 //!
 //! Compared byte for byte, except what a clock or the job split decides: the `millis`
 //! of JSONL and CSV records, and the `nodes` of optimal JSONL records (the nodes spent

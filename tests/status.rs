@@ -239,6 +239,66 @@ fn status_shows_the_workers_and_the_running_request_of_a_real_cluster() {
     assert!(text.contains("no requests open"), "{text}");
 }
 
+/// `status --watch` outlives its coordinator: while it is away each poll says it is
+/// unreachable, with the error, and the figures come back from a new coordinator on the
+/// same address.
+#[test]
+fn status_watch_goes_on_while_the_coordinator_restarts() {
+    let _g = serial();
+    let dir = scratch("watch-restart");
+    let (c, url) = coordinator(&dir, &[]);
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let out = dir.join("watch.jsonl");
+    let mut watch = Command::new(bin())
+        .args(["status", "--coordinator", &url, "--format", "json"])
+        .args(["--watch", "0.2"])
+        .env_remove("CUBESWARM_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut count = |what: &str| {
+        if let Some(st) = watch.try_wait().unwrap() {
+            panic!(
+                "--watch exited ({st}):\n{}",
+                std::fs::read_to_string(&out).unwrap()
+            );
+        }
+        let text = std::fs::read_to_string(&out).unwrap();
+        text.lines().filter(|l| l.contains(what)).count()
+    };
+    let limit = Duration::from_secs(60);
+    eventually(limit, "a status line", || count("\"uptime_ms\"") >= 1);
+    drop(c);
+    eventually(limit, "unreachable lines", || count("\"unreachable\"") >= 2);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let errors: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| Some(v["unreachable"].as_str()?.to_string()))
+        .collect();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(&format!("127.0.0.1:{port}"))),
+        "the error names the address: {errors:?}"
+    );
+    let before = count("\"uptime_ms\"");
+    let mut c2 = Proc::start(
+        "coordinator2",
+        &dir,
+        &["coordinator", "--listen", &format!("127.0.0.1:{port}")],
+        &[("CUBESWARM_TABLES", &tables_dir())],
+    );
+    c2.wait_for("grpc listening on ", limit);
+    eventually(limit, "status lines again", || {
+        count("\"uptime_ms\"") > before
+    });
+    watch.kill().unwrap();
+    let _ = watch.wait();
+}
+
 #[test]
 fn the_page_is_served_and_its_data_wants_the_token_while_probes_stay_open() {
     let _g = serial();

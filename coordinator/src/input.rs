@@ -36,9 +36,12 @@ pub struct InputLine {
     pub parsed: Result<Position, RecordError>,
 }
 
+/// The UTF-8 byte-order mark, which some editors write at the start of a text file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Reads `input` line by line, hands each position line (parsed) to `emit`, and skips
-/// blanks and comments. Stops at the end of input, at a read error, or when `emit`
-/// returns false.
+/// blanks and comments. A byte-order mark at the start of the input is not part of line
+/// 1. Stops at the end of input, at a read error, or when `emit` returns false.
 pub fn read_lines<R: BufRead>(
     mut input: R,
     mut emit: impl FnMut(InputLine) -> bool,
@@ -51,7 +54,11 @@ pub fn read_lines<R: BufRead>(
             return Ok(());
         }
         n += 1;
-        let item = match std::str::from_utf8(&buf) {
+        let bytes = match buf.strip_prefix(BOM) {
+            Some(rest) if n == 1 => rest,
+            _ => &buf[..],
+        };
+        let item = match std::str::from_utf8(bytes) {
             Err(_) => InputLine {
                 line: n,
                 input: String::new(),
@@ -139,5 +146,29 @@ mod tests {
         assert!(got[0].parsed.is_ok());
         assert!(matches!(got[1].parsed, Err(RecordError::NotUtf8)));
         assert!(matches!(got[2].parsed, Err(RecordError::Parse(_))));
+    }
+
+    #[test]
+    fn a_byte_order_mark_opens_the_first_line_only() {
+        let data = "\u{feff}R U\n\u{feff}F\n".as_bytes();
+        let mut got = Vec::new();
+        read_lines(data, |l| {
+            got.push(l);
+            true
+        })
+        .unwrap();
+        assert_eq!(got[0].input, "R U");
+        assert!(got[0].parsed.is_ok());
+        // Anywhere else it is a character of the line.
+        assert_eq!(got[1].input, "\u{feff}F");
+        assert!(got[1].parsed.is_err());
+        // A BOM before a comment or a blank first line leaves it skipped.
+        let mut ids = Vec::new();
+        read_lines("\u{feff}# c\nU\n".as_bytes(), |l| {
+            ids.push(l.line);
+            true
+        })
+        .unwrap();
+        assert_eq!(ids, [2]);
     }
 }

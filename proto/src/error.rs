@@ -97,6 +97,18 @@ pub enum Error {
     /// The coordinator is shutting down.
     #[error("the coordinator is shutting down")]
     ShuttingDown,
+    /// A message from the peer is larger than [`MAX_MESSAGE_BYTES`].
+    #[error("a message is larger than the limit of {MAX_MESSAGE_BYTES} bytes ({detail})")]
+    MessageTooLarge {
+        /// What the decoder said (the message's size).
+        detail: String,
+    },
+    /// A message from the peer cannot be read as one of the protocol.
+    #[error("a message cannot be read: {detail}")]
+    Unreadable {
+        /// What the decoder said.
+        detail: String,
+    },
 }
 
 /// How a peer broke the protocol ([`Error::Violation`]).
@@ -138,6 +150,7 @@ impl From<Error> for tonic::Status {
         let msg = e.to_string();
         match e {
             Error::Decode(_)
+            | Error::Unreadable { .. }
             | Error::Violation(_)
             | Error::Settings(_)
             | Error::UnknownTable { .. } => tonic::Status::invalid_argument(msg),
@@ -148,6 +161,7 @@ impl From<Error> for tonic::Status {
             Error::FileNotServed { .. } => tonic::Status::not_found(msg),
             Error::FetchOffset { .. } => tonic::Status::out_of_range(msg),
             Error::ShuttingDown => tonic::Status::unavailable(msg),
+            Error::MessageTooLarge { .. } => tonic::Status::resource_exhausted(msg),
             Error::FileUnreadable { .. } | Error::RegistryPoisoned => tonic::Status::internal(msg),
         }
     }

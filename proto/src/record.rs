@@ -92,6 +92,17 @@ impl From<ParseError> for BadLine {
 }
 
 impl Solved {
+    /// The length a solution must have to be proved optimal: the shortest solution's,
+    /// when it is proved optimal ([`Solved::optimal`]); `None` when no solution is. A
+    /// longer solution listed with it (`-n`, `--all`) is not optimal.
+    pub fn optimal_length(&self) -> Option<usize> {
+        if self.optimal {
+            self.solutions.iter().map(Vec::len).min()
+        } else {
+            None
+        }
+    }
+
     /// The remark that goes with the result, as `settings` asked it: why there are no
     /// solutions, or that a budget cut the search short. `None` for a plain success.
     pub fn note(&self, settings: &Settings) -> Option<String> {

@@ -20,7 +20,8 @@ class Solution:
     moves: List[str]
     """The first (shortest) solution, one move per item ("R", "U2", "F'")."""
     optimal: bool = False
-    """Proved optimal: no shorter solution exists."""
+    """``moves`` is proved optimal: no shorter solution exists (a solution of
+    ``solutions`` is optimal when it is as short)."""
     nodes: int = 0
     """Search nodes visited."""
     seconds: float = 0.0

@@ -8,8 +8,10 @@
 //! appends after what is kept. Only the file's last record can be damaged: everything
 //! before it was written and flushed earlier. A partial last line (a write cut short) goes
 //! too, together with the last whole-lined record before it: the partial line's id
-//! cannot be trusted, so that record may be the one it belongs to. At most one finished
-//! record is solved again; none is lost or written twice.
+//! cannot be trusted, so that record may be the one it belongs to. So does a last line
+//! that is no record after lines that are (a cut-short line that something ended with a
+//! newline, a blank line an editor added). At most one finished record is solved again;
+//! none is lost or written twice.
 //!
 //! Each format starts every line with the record's id (`ID: …` in text, `{"id":ID,…}`
 //! in JSONL, `ID,…` in CSV after its header), and the lines of one record (one per
@@ -38,7 +40,7 @@ pub enum JournalError {
         /// Why.
         source: std::io::Error,
     },
-    /// A complete line of the file is not a record of the format asked: the file was
+    /// The first line of the file is not a record of the format asked: the file was
     /// written with another `--format`, or is not a `solve` output at all (it is left
     /// untouched).
     #[error(
@@ -46,6 +48,21 @@ pub enum JournalError {
          was it written with another --format? (the file is left as it is)"
     )]
     NotARecord {
+        /// The output file.
+        path: PathBuf,
+        /// The 1-based line number.
+        line: u64,
+        /// The format asked for ("text", "jsonl" or "csv").
+        format: &'static str,
+    },
+    /// A complete line is not a record, though records come before it and more lines
+    /// after it: the file was changed after `solve` wrote it (it is left untouched).
+    #[error(
+        "output file {path}, line {line}: not a {format} record of `cubeswarm solve`, \
+         unlike the lines before it; the file was changed after it was written (the file \
+         is left as it is: remove that line and resume again, or give another --output)"
+    )]
+    Damaged {
         /// The output file.
         path: PathBuf,
         /// The 1-based line number.
@@ -240,6 +257,11 @@ impl Journal {
                 line,
                 format: format.name(),
             },
+            ScanError::Damaged(line) => JournalError::Damaged {
+                path: path.to_path_buf(),
+                line,
+                format: format.name(),
+            },
             ScanError::CsvHeader => JournalError::CsvHeader {
                 path: path.to_path_buf(),
             },
@@ -322,8 +344,11 @@ struct Scan {
 #[derive(Debug)]
 enum ScanError {
     Io(std::io::Error),
-    /// A complete line (1-based number) that is not a record.
+    /// The first line (1-based number; after a CSV header) is not a record.
     NotARecord(u64),
+    /// A complete line that is not a record, with records before it and more lines
+    /// after it.
+    Damaged(u64),
     CsvHeader,
 }
 
@@ -369,7 +394,20 @@ fn scan(mut r: impl BufRead, format: Format) -> Result<Scan, ScanError> {
             torn = true;
             break;
         }
-        let id = line_id(&buf, format).ok_or(ScanError::NotARecord(line_no))?;
+        let Some(id) = line_id(&buf, format) else {
+            if last.is_none() {
+                return Err(ScanError::NotARecord(line_no));
+            }
+            // After records: the end of the last one, damaged, if nothing but a partial
+            // line follows.
+            buf.clear();
+            let more = r.read_until(b'\n', &mut buf).map_err(ScanError::Io)?;
+            if more == 0 || buf.last() != Some(&b'\n') {
+                torn = true;
+                break;
+            }
+            return Err(ScanError::Damaged(line_no));
+        };
         if last != Some(id) {
             ids.extend(last);
             last = Some(id);
@@ -560,6 +598,37 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_last_line_ending_in_a_newline_goes_like_a_torn_one() {
+        let dir = scratch("damaged-last");
+        for f in FORMATS {
+            let text = sample(f);
+            let nine = text.find(&show(&solved(9, &["D2 L", "L D2"]), f)).unwrap();
+            let four = text.find(&show(&solved(4, &["F"]), f)).unwrap();
+            // An empty line after the last record (an editor's), and record 9's first
+            // line cut short and then ended (another writer's newline).
+            for (file, keep) in [
+                (format!("{text}\n"), nine),
+                (format!("{}\n", &text[..nine + 1]), four),
+            ] {
+                let s = scan(file.as_bytes(), f).unwrap();
+                let kept = if keep == nine {
+                    vec![1, 3, 4]
+                } else {
+                    vec![1, 3]
+                };
+                assert_eq!(s.ids, kept, "{f:?} {file:?}");
+                assert_eq!(s.keep, keep as u64);
+                assert!(s.torn);
+                let p = dir.join(format!("out-{f:?}"));
+                std::fs::write(&p, &file).unwrap();
+                let (_, r) = Journal::resume(&p, f, &settings(), None).unwrap();
+                assert!(r.torn);
+                assert_eq!(std::fs::read_to_string(&p).unwrap(), &text[..keep]);
+            }
+        }
+    }
+
+    #[test]
     fn empty_files_and_lone_headers() {
         for f in FORMATS {
             let s = scan(&b""[..], f).unwrap();
@@ -603,21 +672,33 @@ mod tests {
             scan(body.as_bytes(), Format::Csv),
             Err(ScanError::CsvHeader)
         ));
-        // A bad line in the middle (not at the torn end) is an error too.
+        // A bad line in the middle (not at the torn end) is an error too, said as such.
         let mixed = "1: U (1 moves)\nnot a record\n2: U (1 moves)\n".to_string();
         assert!(matches!(
             scan(mixed.as_bytes(), Format::Text),
-            Err(ScanError::NotARecord(2))
+            Err(ScanError::Damaged(2))
         ));
-        // And resume leaves such a file as it was.
+        // And resume leaves such files as they were.
         let dir = scratch("foreign");
         let p = dir.join("notes.txt");
         std::fs::write(&p, &mixed).unwrap();
         let e = Journal::resume(&p, Format::Text, &settings(), None)
             .err()
             .unwrap();
-        assert!(e.to_string().contains("line 2"), "{e}");
+        let e = e.to_string();
+        assert!(
+            e.contains("line 2") && e.contains("unlike the lines before it"),
+            "{e}"
+        );
+        assert!(!e.contains("--format"), "{e}");
         assert_eq!(std::fs::read_to_string(&p).unwrap(), mixed);
+        std::fs::write(&p, &text).unwrap();
+        let e = Journal::resume(&p, Format::Jsonl, &settings(), None)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("line 1"), "{e}");
+        assert!(e.to_string().contains("another --format"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! - [`output`]: the output formats (text, JSONL, CSV), shared with the embedded default.
 //! - [`observer`]: what a front end is told (records, progress, [`Notice`]s); the library
 //!   draws nothing.
+//! - [`outgoing`]: what goes on the wire for an input line (a line too long to send goes
+//!   as its position, or has its record made by the client).
 //! - `reader`, `resume`, `table`, `outage`: the input thread, opening the output, the
 //!   table asked for, the bound on the time without a working connection.
 //! - [`error`]: why a run failed, [`ClientError`].
@@ -28,6 +30,7 @@ pub mod journal;
 pub mod observer;
 pub mod options;
 mod outage;
+pub mod outgoing;
 pub mod output;
 mod reader;
 mod resume;
@@ -93,12 +96,6 @@ pub async fn run_async(
                 })?),
                 None => Box::new(std::io::stdout()),
             };
-            let line = w::Line {
-                id: 1,
-                text: text.clone(),
-                proved_empty: None,
-                not_utf8: false,
-            };
             let skipped = Arc::new(AtomicU64::new(0));
             let mut s = Session::new(
                 &opts.client,
@@ -109,7 +106,7 @@ pub async fn run_async(
                 outage,
                 skipped,
             );
-            s.pending.push_back(line);
+            s.queue(outgoing::outgoing_text(text.clone()))?;
             s.run().await?;
             let Sink::One(Some(rec)) = s.sink else {
                 return Err(ClientError::NoRecord);

@@ -87,8 +87,8 @@ struct ShownSolved {
     solutions: Vec<String>,
     /// Their lengths.
     lengths: Vec<usize>,
-    /// Proved optimal (no shorter solution exists).
-    optimal: bool,
+    /// The length of the solutions proved optimal (no shorter solution exists), if any.
+    optimal_length: Option<usize>,
     /// Search nodes visited.
     nodes: u64,
     /// Wall-clock milliseconds spent on this position.
@@ -113,7 +113,7 @@ impl Shown {
                             .iter()
                             .map(|m| tables::format_moves(m))
                             .collect(),
-                        optimal: s.optimal,
+                        optimal_length: s.optimal_length(),
                         nodes: s.nodes,
                         millis: s.micros as f64 / 1e3,
                         note,
@@ -163,6 +163,7 @@ impl Shown {
             }
             (Ok(s), _) => {
                 for (sol, len) in s.solutions.iter().zip(&s.lengths) {
+                    let optimal = s.optimal_length == Some(*len);
                     match format {
                         Format::Text => {
                             let shown = if sol.is_empty() {
@@ -170,7 +171,7 @@ impl Shown {
                             } else {
                                 sol
                             };
-                            let proof = if s.optimal { ", optimal" } else { "" };
+                            let proof = if optimal { ", optimal" } else { "" };
                             let note = s
                                 .note
                                 .as_deref()
@@ -185,7 +186,7 @@ impl Shown {
                         Format::Jsonl => {
                             let mut v = serde_json::json!({
                                 "id": self.id, "input": self.input, "solution": sol, "length": len,
-                                "optimal": s.optimal, "nodes": s.nodes,
+                                "optimal": optimal, "nodes": s.nodes,
                                 "millis": (s.millis * 1000.0).round() / 1000.0,
                             });
                             if let Some(n) = &s.note {
@@ -201,7 +202,7 @@ impl Shown {
                                 csv_field(&self.input),
                                 csv_field(sol),
                                 len,
-                                s.optimal,
+                                optimal,
                                 s.nodes,
                                 s.millis
                             );
@@ -310,5 +311,44 @@ mod tests {
         let why = write_single(&mut out, Format::Jsonl, &none, &s).unwrap();
         assert!(why.is_some());
         assert!(String::from_utf8(out).unwrap().contains("\"error\""));
+    }
+
+    #[test]
+    fn only_solutions_as_short_as_the_proved_first_are_optimal() {
+        let mut three = ok();
+        if let Ok(s) = &mut three.outcome {
+            s.solutions = ["U' R'", "R U R' U2 R'", "F R U R' U' F'"]
+                .iter()
+                .map(|m| tables::parse_moves(m).unwrap())
+                .collect();
+        }
+        assert_eq!(
+            render(&three, &settings(), Format::Text),
+            "3: U' R' (2 moves, optimal)\n3: R U R' U2 R' (5 moves)\n3: F R U R' U' F' (6 moves)\n"
+        );
+        let optimal: Vec<bool> = render(&three, &settings(), Format::Jsonl)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["optimal"] == true)
+            .collect();
+        assert_eq!(optimal, [true, false, false]);
+        let csv = render(&three, &settings(), Format::Csv);
+        let optimal: Vec<&str> = csv.lines().map(|l| l.split(',').nth(4).unwrap()).collect();
+        assert_eq!(optimal, ["true", "false", "false"], "{csv}");
+        // Every optimal solution (--all) is as short as the first: all are optimal.
+        if let Ok(s) = &mut three.outcome {
+            s.solutions = ["U' R'", "R' U'"]
+                .iter()
+                .map(|m| tables::parse_moves(m).unwrap())
+                .collect();
+        }
+        assert_eq!(
+            render(&three, &settings(), Format::Text),
+            "3: U' R' (2 moves, optimal)\n3: R' U' (2 moves, optimal)\n"
+        );
+        // Nothing proved: none is.
+        if let Ok(s) = &mut three.outcome {
+            s.optimal = false;
+        }
+        assert!(!render(&three, &settings(), Format::Jsonl).contains("\"optimal\":true"));
     }
 }

@@ -2,9 +2,8 @@
 //! channel, as the local reader reads it.
 
 use super::journal::Done;
+use super::outgoing::{outgoing, Outgoing};
 use crate::input::read_lines;
-use proto::wire as w;
-use proto::RecordError;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -16,8 +15,8 @@ pub(super) const READ_AHEAD: usize = 4096;
 /// What the input reader sends.
 #[derive(Debug)]
 pub(super) enum Read {
-    /// A position line to send (not already in the journal).
-    Line(w::Line),
+    /// A position line not already in the journal, as it goes to the coordinator.
+    Line(Outgoing),
     /// The input ended.
     End,
     /// The input could not be read.
@@ -40,13 +39,7 @@ pub(super) fn spawn_reader(
                     skipped.fetch_add(l.input.len() as u64 + 1, Ordering::Relaxed);
                     return true;
                 }
-                let line = w::Line {
-                    id: l.line,
-                    not_utf8: matches!(l.parsed, Err(RecordError::NotUtf8)),
-                    text: l.input,
-                    proved_empty: None,
-                };
-                tx.blocking_send(Read::Line(line)).is_ok()
+                tx.blocking_send(Read::Line(outgoing(l))).is_ok()
             });
             let _ = tx.blocking_send(match r {
                 Ok(()) => Read::End,

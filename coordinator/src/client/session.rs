@@ -6,19 +6,21 @@
 //! for the oldest pending line. One optimal position sent again carries the deepest
 //! length already proved empty (`Line.proved_empty`), so a new coordinator does not
 //! search those depths again. The time without a working connection is bounded
-//! ([`Outage`]).
+//! ([`Outage`]). A line too long to send has its record made by the client or goes as its
+//! position ([`outgoing`](super::outgoing)); its record takes its turn all the same.
 
 use super::error::ClientError;
 use super::journal::Journal;
 use super::observer::{Notice, Observer};
 use super::outage::Outage;
+use super::outgoing::Outgoing;
 use super::output;
 use super::reader::Read;
 use proto::backoff::{Backoff, BackoffPolicy};
 use proto::transport::{self, ClientConfig, TransportError};
 use proto::wire as w;
 use proto::Settings;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -68,8 +70,9 @@ impl Broken {
     }
 
     /// A gRPC status: refusals end the run with the coordinator's message (among them
-    /// FAILED_PRECONDITION: no connected worker holds the table), the rest
-    /// (unavailable, reset, cancelled, ...) is a lost coordinator.
+    /// FAILED_PRECONDITION: no connected worker holds the table, RESOURCE_EXHAUSTED: a
+    /// message over the size limit), the rest (unavailable, reset, cancelled, ...) is a
+    /// lost coordinator.
     pub(super) fn status(s: &tonic::Status) -> Broken {
         use tonic::Code;
         let message = if s.message().is_empty() {
@@ -85,6 +88,7 @@ impl Broken {
             | Code::NotFound
             | Code::Unimplemented
             | Code::OutOfRange
+            | Code::ResourceExhausted
             | Code::AlreadyExists => Broken::Fatal(ClientError::Refused {
                 code: s.code(),
                 message,
@@ -161,7 +165,13 @@ pub(super) struct Session<'o> {
     /// The settings, to render records.
     settings: Settings,
     /// Lines read that have no record yet, oldest first (sent, or about to be).
-    pub(super) pending: VecDeque<w::Line>,
+    pending: VecDeque<w::Line>,
+    /// The texts of the pending lines sent as their positions, by id (their records get
+    /// them back).
+    restated: BTreeMap<u64, String>,
+    /// Records the client made (lines too long to send that are no position), oldest
+    /// first, each written once every line before it has its record.
+    local: VecDeque<proto::Record>,
     /// The input reader; `None` once the input has ended.
     pub(super) input: Option<mpsc::Receiver<Read>>,
     /// The input's name, for a read error.
@@ -204,6 +214,8 @@ impl<'o> Session<'o> {
             open,
             settings: settings.clone(),
             pending: VecDeque::new(),
+            restated: BTreeMap::new(),
+            local: VecDeque::new(),
             input: None,
             input_path: std::path::PathBuf::new(),
             proved_empty: None,
@@ -220,12 +232,70 @@ impl<'o> Session<'o> {
 
     /// Every line read has its record.
     fn finished(&self) -> bool {
-        self.input.is_none() && self.pending.is_empty()
+        self.input.is_none() && self.pending.is_empty() && self.local.is_empty()
+    }
+
+    /// Takes a line of the input: to send, or its record.
+    pub(super) fn queue(&mut self, line: Outgoing) -> Result<(), ClientError> {
+        match line {
+            Outgoing::Line(l) => self.pending.push_back(l),
+            Outgoing::Restated { line, input } => {
+                self.restated.insert(line.id, input);
+                self.pending.push_back(line);
+            }
+            Outgoing::Record(r) => {
+                self.local.push_back(r);
+                let mut out = Vec::new();
+                self.release_local(&mut out);
+                self.deliver(out).map_err(ClientError::Write)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the records the client made whose turn it is (no pending line before them)
+    /// to `out`.
+    fn release_local(&mut self, out: &mut Vec<proto::Record>) {
+        while let Some(r) = self.local.front() {
+            if self.pending.front().is_some_and(|l| l.id < r.line) {
+                return;
+            }
+            if let Some(r) = self.local.pop_front() {
+                self.accept(r, out);
+            }
+        }
+    }
+
+    /// Counts a line's record, tells the observer, and puts it in `out` (or the sink of
+    /// one position).
+    fn accept(&mut self, rec: proto::Record, out: &mut Vec<proto::Record>) {
+        self.records += 1;
+        if output::failure(&rec, &self.settings).is_some() {
+            self.errors += 1;
+        }
+        self.bytes += rec.input.len() as u64 + 1;
+        let skipped = self.skipped.load(Ordering::Relaxed);
+        self.observer.record(self.records, self.bytes + skipped);
+        match &mut self.sink {
+            Sink::Journal(_) => out.push(rec),
+            Sink::One(got) => *got = Some(rec),
+        }
+    }
+
+    /// Appends `records` to the journal (one write).
+    fn deliver(&mut self, records: Vec<proto::Record>) -> std::io::Result<()> {
+        match &mut self.sink {
+            Sink::Journal(j) if !records.is_empty() => j.write(&records),
+            _ => Ok(()),
+        }
     }
 
     /// Streams until every line has its record, reconnecting as often as it takes within
     /// the bound on the time without a working connection.
     pub(super) async fn run(&mut self) -> Result<(), ClientError> {
+        if self.finished() {
+            return Ok(());
+        }
         let mut backoff = backoff();
         loop {
             let mut answered = false;
@@ -292,7 +362,8 @@ impl<'o> Session<'o> {
         loop {
             let unsent = self.pending.partition_point(|l| l.id <= sent_upto);
             let have_unsent = unsent < self.pending.len();
-            let want_input = self.input.is_some() && self.pending.len() - unsent < CHUNK_LINES;
+            let want_input = self.input.is_some()
+                && self.pending.len() - unsent + self.local.len() < CHUNK_LINES;
             let can_send = tx.is_some() && (have_unsent || self.input.is_none());
             // End was sent: the request stream closes too; what is left is to listen.
             let mut close = false;
@@ -324,7 +395,7 @@ impl<'o> Session<'o> {
                     Err(s) => return self.ended(Broken::status(&s)),
                 },
                 r = recv_opt(&mut self.input), if want_input => match r {
-                    Some(Read::Line(l)) => self.pending.push_back(l),
+                    Some(Read::Line(l)) => self.queue(l).map_err(Broken::Fatal)?,
                     Some(Read::End) | None => self.input = None,
                     Some(Read::Failed(e)) => return Err(Broken::Fatal(ClientError::Input {
                         path: self.input_path.clone(),
@@ -405,32 +476,23 @@ impl<'o> Session<'o> {
                         });
                         break;
                     }
-                    let rec = match proto::Record::try_from(r) {
+                    let mut rec = match proto::Record::try_from(r) {
                         Ok(rec) => rec,
                         Err(e) => {
                             fault = Some(ClientError::BadRecord(e));
                             break;
                         }
                     };
+                    self.release_local(&mut out);
                     self.pending.pop_front();
-                    self.records += 1;
-                    if output::failure(&rec, &self.settings).is_some() {
-                        self.errors += 1;
+                    if let Some(input) = self.restated.remove(&rec.line) {
+                        rec.input = input;
                     }
-                    self.bytes += rec.input.len() as u64 + 1;
-                    let skipped = self.skipped.load(Ordering::Relaxed);
-                    self.observer.record(self.records, self.bytes + skipped);
-                    match &mut self.sink {
-                        Sink::Journal(_) => out.push(rec),
-                        Sink::One(got) => *got = Some(rec),
-                    }
+                    self.accept(rec, &mut out);
                 }
-                if let Sink::Journal(j) = &mut self.sink {
-                    if !out.is_empty() {
-                        j.write(&out)
-                            .map_err(|e| Broken::Fatal(ClientError::Write(e)))?;
-                    }
-                }
+                self.release_local(&mut out);
+                self.deliver(out)
+                    .map_err(|e| Broken::Fatal(ClientError::Write(e)))?;
                 match fault {
                     Some(e) => Err(Broken::Fatal(e)),
                     None => Ok(()),

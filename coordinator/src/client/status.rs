@@ -3,7 +3,8 @@
 //! and a plain-text table.
 
 use super::error::ClientError;
-use proto::transport::{self, ClientConfig};
+use super::session::Broken;
+use proto::transport::{self, ClientConfig, TransportError};
 use proto::wire as w;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -20,6 +21,21 @@ pub async fn fetch(cfg: &ClientConfig) -> Result<w::ClusterStatus, ClientError> 
             code: s.code(),
             message: s.message().to_string(),
         })
+}
+
+/// Why a failed [`fetch`] may succeed later (the coordinator is away, restarting or
+/// shutting down), as the client says it; `None` for wrong settings or a refusal.
+pub fn unreachable(e: &ClientError) -> Option<String> {
+    match e {
+        ClientError::Transport(t @ TransportError::Connect { .. }) => Some(t.to_string()),
+        ClientError::Refused { code, message } => {
+            match Broken::status(&tonic::Status::new(*code, message.clone())) {
+                Broken::Retry(why) => Some(why),
+                Broken::Fatal(_) => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Rounds to three decimals (rates in JSON).
@@ -274,6 +290,21 @@ mod tests {
         assert_eq!(j["workers"][0]["positions_per_second"], 12.346);
         assert_eq!(j["requests"][0]["eta_seconds"], 6.0);
         assert_eq!(j["requests"][0]["deepening_depth"], Value::Null);
+    }
+
+    #[test]
+    fn an_absent_coordinator_is_unreachable_a_refusal_is_not() {
+        use tonic::Code;
+        let refused = |code| ClientError::Refused {
+            code,
+            message: "m".into(),
+        };
+        assert_eq!(
+            unreachable(&refused(Code::Unavailable)).as_deref(),
+            Some("m (Unavailable)")
+        );
+        assert_eq!(unreachable(&refused(Code::Unauthenticated)), None);
+        assert_eq!(unreachable(&ClientError::NoRecord), None);
     }
 
     #[test]

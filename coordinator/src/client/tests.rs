@@ -561,6 +561,7 @@ fn refusals_are_final_and_the_rest_is_retried() {
         (Code::PermissionDenied, true),
         (Code::InvalidArgument, true),
         (Code::FailedPrecondition, true),
+        (Code::ResourceExhausted, true),
     ];
     for (code, fatal) in codes {
         let b = Broken::status(&Status::new(code, "m"));
@@ -671,4 +672,38 @@ fn resume_refuses_an_output_of_another_input_before_sending_anything() {
     o.resume = true;
     let s = run_within(o).unwrap();
     assert_eq!(s.resumed + s.records, 38);
+}
+
+#[test]
+fn no_message_is_over_the_limit_and_a_line_too_long_has_its_local_record() {
+    let (_rt, url, log) = serve(vec![Script::Answer], &[]);
+    let dir = scratch("long-lines");
+    let input = dir.join("in.txt");
+    // Many lines just under the length sent as it is (bad moves: the fake's solutions
+    // stay short), then one far over a message.
+    let medium = format!("{}Q", "R U ".repeat(outgoing::LINE_BYTES / 4 - 1));
+    let long = "x".repeat(proto::MAX_MESSAGE_BYTES + 1);
+    let mut text = format!("{medium}\n").repeat(300);
+    text.push_str(&format!("{long}\nR U\n"));
+    std::fs::write(&input, text).unwrap();
+    let out = dir.join("out.jsonl");
+    let s = run_within(options(&url, Work::File(input), Some(out.clone()))).unwrap();
+    assert_eq!((s.records, s.errors), (302, 301));
+    let (ids, values) = output_ids(&out);
+    assert_eq!(ids, (1..=302).collect::<Vec<u64>>());
+    // The long line's record is the one a local run writes; it was never sent.
+    let want = Position::parse(&long).unwrap_err().to_string();
+    assert_eq!(values[300]["error"].as_str(), Some(want.as_str()));
+    assert_eq!(values[300]["input"].as_str(), Some(long.as_str()));
+    let log = log.lock().unwrap();
+    let (sent_ids, _) = sent(&log[0]);
+    assert_eq!(sent_ids.len(), 301);
+    assert!(!sent_ids.contains(&301));
+    for m in log.iter().flatten() {
+        let size = prost::Message::encoded_len(m);
+        assert!(
+            size <= 3 * outgoing::LINE_BYTES,
+            "a message of {size} bytes"
+        );
+    }
 }

@@ -21,6 +21,9 @@ pub type ClientTx = mpsc::UnboundedSender<Result<w::SolveResponse, Status>>;
 
 /// Records per response message at most.
 const RECORDS_PER_MESSAGE: usize = 1024;
+/// A response message is sent once its records reach this many bytes (a record of a
+/// line of the longest a client sends is far smaller; see `client::outgoing`).
+const RECORD_BYTES: usize = 1 << 20;
 
 /// The message that ends a response stream with OK (never sent to the client): the
 /// stream ends when it is read, whoever else still holds a sender.
@@ -31,8 +34,11 @@ fn end_marker() -> Result<w::SolveResponse, Status> {
 /// A client's stream as the request's sink.
 struct ClientSink {
     out: ClientTx,
-    /// Records not yet sent (a message holds up to [`RECORDS_PER_MESSAGE`]).
+    /// Records not yet sent (a message holds up to [`RECORDS_PER_MESSAGE`], and
+    /// [`RECORD_BYTES`] or one record more).
     pending: Vec<w::Record>,
+    /// Their encoded size.
+    pending_bytes: usize,
     /// Tells the connection's handler that the request is over.
     ended: Option<oneshot::Sender<()>>,
     /// Lines in flight: a permit per line the handler may post.
@@ -53,8 +59,10 @@ impl RequestSink for ClientSink {
     }
 
     fn record(&mut self, record: Record) -> std::io::Result<()> {
-        self.pending.push(w::Record::from(&record));
-        if self.pending.len() >= RECORDS_PER_MESSAGE {
+        let r = w::Record::from(&record);
+        self.pending_bytes += prost::Message::encoded_len(&r);
+        self.pending.push(r);
+        if self.pending.len() >= RECORDS_PER_MESSAGE || self.pending_bytes >= RECORD_BYTES {
             self.flush()?;
         }
         Ok(())
@@ -64,6 +72,7 @@ impl RequestSink for ClientSink {
         if self.pending.is_empty() {
             return Ok(());
         }
+        self.pending_bytes = 0;
         let msg = w::SolveResponse {
             msg: Some(ToClient::Records(w::Records {
                 records: std::mem::take(&mut self.pending),
@@ -121,7 +130,11 @@ impl clients_server::Clients for ClientsSvc {
     ) -> Result<Response<Self::SolveStream>, Status> {
         use w::solve_request::Msg;
         let mut inbound = req.into_inner();
-        let open = match inbound.message().await?.and_then(|m| m.msg) {
+        let first = inbound
+            .message()
+            .await
+            .map_err(|s| unreceived(&s).map_or(s, Status::from))?;
+        let open = match first.and_then(|m| m.msg) {
             Some(Msg::Open(o)) => o,
             _ => {
                 self.0.metrics.client_refused();
@@ -161,6 +174,7 @@ impl clients_server::Clients for ClientsSvc {
                 sink: Box::new(ClientSink {
                     out: out.clone(),
                     pending: Vec::new(),
+                    pending_bytes: 0,
                     ended: Some(ended),
                     window: window.clone(),
                 }),
@@ -196,7 +210,16 @@ impl clients_server::Clients for ClientsSvc {
                         let _ = out.send(Err(Error::from(Violation::Unexpected).into()));
                         break;
                     }
-                    Ok(None) | Err(_) => break,
+                    Ok(None) => break,
+                    Err(s) => {
+                        // Too large or not a message: the stream ends with why, never
+                        // with OK.
+                        if let Some(e) = unreceived(&s) {
+                            tracing::info!(client = key.0, "a client's message refused: {e}");
+                            let _ = out.send(Err(e.into()));
+                        }
+                        break;
+                    }
                 };
                 if let Err(reason) =
                     post_lines(&shared, key, lines, &mut last_id, &window, &out).await
@@ -225,6 +248,21 @@ impl clients_server::Clients for ClientsSvc {
         })))?;
         let s = rx.await.map_err(|_| Status::from(Error::ShuttingDown))?;
         Ok(Response::new(s))
+    }
+}
+
+/// Why a client's message could not be received, to tell it; `None` when its stream
+/// broke (it reads nothing more). The decoder answers OUT_OF_RANGE for a message over the
+/// size limit and INTERNAL for one it cannot read; a broken stream's status carries the
+/// transport's error as its source.
+fn unreceived(s: &Status) -> Option<Error> {
+    let detail = s.message().to_string();
+    match s.code() {
+        tonic::Code::OutOfRange => Some(Error::MessageTooLarge { detail }),
+        tonic::Code::Internal if std::error::Error::source(s).is_none() => {
+            Some(Error::Unreadable { detail })
+        }
+        _ => None,
     }
 }
 
@@ -277,4 +315,57 @@ async fn post_lines(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_go_in_messages_of_a_bounded_size() {
+        let (out, mut rx) = mpsc::unbounded_channel();
+        let mut sink = ClientSink {
+            out,
+            pending: Vec::new(),
+            pending_bytes: 0,
+            ended: None,
+            window: Arc::new(Semaphore::new(0)),
+        };
+        // Records of 100 kB each (a line as long as a client sends is 64 KiB at most).
+        let input = "R ".repeat(50_000);
+        for line in 1..=40 {
+            let record = Record {
+                line,
+                input: input.clone(),
+                outcome: Err(RecordError::NotUtf8),
+            };
+            sink.record(record).unwrap();
+        }
+        sink.flush().unwrap();
+        let mut got = 0;
+        while let Ok(m) = rx.try_recv() {
+            let m = m.unwrap();
+            let size = prost::Message::encoded_len(&m);
+            assert!(size <= RECORD_BYTES + 2 * input.len(), "{size} bytes");
+            if let Some(ToClient::Records(rs)) = m.msg {
+                got += rs.records.len();
+            }
+        }
+        assert_eq!(got, 40);
+    }
+
+    #[test]
+    fn a_message_too_large_or_unreadable_is_said_a_broken_stream_is_not() {
+        let too_large = unreceived(&Status::out_of_range("found 17000000 bytes"));
+        assert!(matches!(too_large, Some(Error::MessageTooLarge { .. })));
+        let status = Status::from(too_large.unwrap());
+        assert_eq!(status.code(), tonic::Code::ResourceExhausted);
+        assert!(status.message().contains("16777216"), "{status:?}");
+        let garbled = unreceived(&Status::internal("failed to decode Protobuf message"));
+        assert!(matches!(garbled, Some(Error::Unreadable { .. })));
+        let mut reset = Status::internal("h2 protocol error: stream reset");
+        reset.set_source(Arc::new(std::io::Error::other("reset")));
+        assert!(unreceived(&reset).is_none());
+        assert!(unreceived(&Status::cancelled("gone")).is_none());
+    }
 }

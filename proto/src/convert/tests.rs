@@ -507,6 +507,18 @@ fn every_error_maps_to_a_status_code() {
             Code::Internal,
         ),
         (Error::RegistryPoisoned, Code::Internal),
+        (
+            Error::MessageTooLarge {
+                detail: "found 17000000 bytes".into(),
+            },
+            Code::ResourceExhausted,
+        ),
+        (
+            Error::Unreadable {
+                detail: "failed to decode".into(),
+            },
+            Code::InvalidArgument,
+        ),
     ];
     let texts = [
         (

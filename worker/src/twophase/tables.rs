@@ -238,7 +238,9 @@ impl TwoPhaseTables {
     /// Checks that the files agree with each other and with the moves on positions whose
     /// distances are known: one move from solved is phase-1 distance 1 for a quarter turn of
     /// R, L, F or B and 0 otherwise, and phase-2 distance 1 for a phase-2 move. A class
-    /// table from another build would fail this.
+    /// table from another build would fail this, and so would most damage to the pruning
+    /// tables (a wrong phase-2 distance is `twophase-p2`'s alone: its index comes from
+    /// tables computed here).
     fn check_known_distances(&self) -> Result<(), Error> {
         for m in Move::ALL {
             let c = Cube::SOLVED.apply_move(m);
@@ -248,22 +250,30 @@ impl TwoPhaseTables {
                 Twist.index(&c) as u16,
             ));
             let quarter_rlfb = m.axis() != 0 && !m.is_half();
-            let mut bad = p1 != u8::from(quarter_rlfb);
+            if p1 != u8::from(quarter_rlfb) {
+                return Err(Error::BadTable {
+                    name: P1_NAME.into(),
+                    reason: format!(
+                        "wrong distance after {m}: it and the class table {FSYM_NAME} do not \
+                         belong together, or one is damaged (`cubeswarm tables verify` \
+                         checks each file)"
+                    ),
+                });
+            }
             if PHASE2_MOVES.contains(&(m.index() as u8)) {
                 let cs = self.cpsym[CornerPerm.index(&c) as usize];
                 let p2 = self
                     .p2
                     .get(self.p2_index_sym(cs, Edge8Perm.index(&c) as u16));
-                bad |= p2 != 1;
-            }
-            if bad {
-                return Err(Error::BadTable {
-                    name: P1_NAME.into(),
-                    reason: format!(
-                        "wrong distance after {m}: the class table and the pruning tables \
-                         do not belong together"
-                    ),
-                });
+                if p2 != 1 {
+                    return Err(Error::BadTable {
+                        name: P2_NAME.into(),
+                        reason: format!(
+                            "wrong distance after {m}: the file is damaged or not of this \
+                             build (`cubeswarm tables verify` checks it)"
+                        ),
+                    });
+                }
             }
         }
         Ok(())
