@@ -154,6 +154,27 @@ fn status_shows_the_workers_and_the_running_request_of_a_real_cluster() {
                 .all(|w| w["tables"][0] == "twophase" && w["draining"] == false),
             "{s:#}"
         );
+        // Started with --threads 1: one thread each (not the jobs each may hold).
+        assert!(
+            s["workers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|w| w["threads"] == 1),
+            "{s:#}"
+        );
+        let joins: Vec<&str> = s["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["kind"] == "worker_joined")
+            .map(|e| e["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(joins.len(), 2, "{s:#}");
+        assert!(
+            joins.iter().all(|t| t.ends_with("(1 threads)")),
+            "{joins:?}"
+        );
         // Each worker's address as the coordinator sees it: loopback, its own port.
         assert!(
             s["workers"]

@@ -16,6 +16,11 @@ pub struct ExecutorId(pub u64);
 pub trait Executor {
     /// How many jobs it may hold at once (its threads, plus any it queues ahead).
     fn capacity(&self) -> usize;
+    /// How many jobs it runs at once, for people (status, events): its capacity unless it
+    /// queues jobs ahead.
+    fn threads(&self) -> u32 {
+        u32::try_from(self.capacity()).unwrap_or(u32::MAX)
+    }
     /// The tables it holds, by name (a job naming another is never sent to it).
     fn tables(&self) -> Vec<String>;
     /// Starts a job; its result is posted to the event stream when it ends. An executor

@@ -40,8 +40,7 @@ fn timed(path: &Path) -> (f64, Checked) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(dir), Some(bytes)) = (args.first(), args.get(1).and_then(|b| parse_bytes(b)))
-    else {
+    let (Some(dir), Some(bytes)) = (args.first(), args.get(1).and_then(|b| parse_bytes(b))) else {
         eprintln!("usage: verify_cost DIR BYTES (e.g. /tmp 7.52G)");
         std::process::exit(2);
     };

@@ -191,7 +191,7 @@ impl<'s> Driver<'s> {
 
     /// Adds an executor.
     pub fn join(&mut self, id: ExecutorId, exec: Box<dyn Executor + 's>) {
-        let threads = u32::try_from(exec.capacity()).unwrap_or(u32::MAX);
+        let threads = exec.threads();
         self.stats.joined(id, &exec.name(), threads, self.now);
         self.sched.add_executor(id, exec.capacity(), exec.tables());
         self.executors.insert(
@@ -214,7 +214,8 @@ impl<'s> Driver<'s> {
     /// Opens a request under `key` (a key already open is closed first).
     pub fn open(&mut self, key: ClientKey, open: Open<'s>) {
         self.end_request(key, Err(RequestError::ClientGone));
-        let threads: usize = self.executors.values().map(|e| e.threads as usize).sum();
+        // Sized by the jobs the executors may hold (their threads and what they queue).
+        let threads: usize = self.executors.values().map(|e| e.exec.capacity()).sum();
         let window = crate::run::window(
             &self.cfg.scheduler,
             &open.settings,

@@ -55,6 +55,9 @@ impl Executor for RemoteWorker {
     fn capacity(&self) -> usize {
         leased_slots(self.threads)
     }
+    fn threads(&self) -> u32 {
+        self.threads
+    }
     fn tables(&self) -> Vec<String> {
         self.tables.clone()
     }
