@@ -10,6 +10,22 @@ pub fn default_tables_dir() -> PathBuf {
     tables_dir_from(|key| std::env::var_os(key))
 }
 
+/// Where this user's stamps of verified tables live (see `stamp`):
+/// `$XDG_CACHE_HOME/cubeswarm/verified`, else `~/.cache/cubeswarm/verified` (`None`: no
+/// home is known).
+pub(super) fn stamp_dir() -> Option<PathBuf> {
+    stamp_dir_from(|key| std::env::var_os(key))
+}
+
+fn stamp_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let set = |key: &str| var(key).filter(|v| !v.is_empty()).map(PathBuf::from);
+    // The XDG spec says relative values are invalid and must be ignored.
+    let cache = set("XDG_CACHE_HOME")
+        .filter(|d| d.is_absolute())
+        .or_else(|| set("HOME").map(|h| h.join(".cache")))?;
+    Some(cache.join("cubeswarm").join("verified"))
+}
+
 fn tables_dir_from(var: impl Fn(&str) -> Option<OsString>) -> PathBuf {
     let set = |key: &str| var(key).filter(|v| !v.is_empty()).map(PathBuf::from);
     if let Some(dir) = set("CUBESWARM_TABLES") {
@@ -39,7 +55,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_tables_dir_follows_env_then_xdg_then_home() {
+    fn default_tables_and_stamp_dirs_follow_env_then_xdg_then_home() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
             move |k: &str| {
                 pairs
@@ -72,5 +88,14 @@ mod tests {
             table_path(Path::new("/t"), "h48h0k4"),
             PathBuf::from("/t/h48h0k4.tbl")
         );
+        assert_eq!(
+            stamp_dir_from(env(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")])),
+            Some(PathBuf::from("/c/cubeswarm/verified"))
+        );
+        assert_eq!(
+            stamp_dir_from(env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])),
+            Some(PathBuf::from("/h/.cache/cubeswarm/verified"))
+        );
+        assert_eq!(stamp_dir_from(env(&[])), None);
     }
 }

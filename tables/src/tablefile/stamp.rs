@@ -11,7 +11,6 @@
 
 use super::{TableFile, TableFileError};
 use crate::progress::Progress;
-use std::ffi::OsString;
 use std::fs::{self, File, Metadata};
 use std::io::Write;
 use std::os::unix::fs::MetadataExt;
@@ -65,7 +64,7 @@ impl Stamps {
     /// The user's cache (see the module documentation).
     pub(super) fn user() -> Stamps {
         Stamps {
-            dir: stamp_dir_from(|key| std::env::var_os(key)),
+            dir: super::paths::stamp_dir(),
         }
     }
 
@@ -103,14 +102,6 @@ impl Stamps {
             self.remember(&Identity::of(&meta, checksum));
         }
     }
-}
-
-fn stamp_dir_from(var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
-    let set = |key: &str| var(key).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let cache = set("XDG_CACHE_HOME")
-        .filter(|d| d.is_absolute())
-        .or_else(|| set("HOME").map(|h| h.join(".cache")))?;
-    Some(cache.join("cubeswarm").join("verified"))
 }
 
 impl TableFile {
@@ -161,31 +152,5 @@ impl TableFile {
         let file = TableFile::open(path, expected_name)?;
         file.verify_once(&crate::progress::Silent)?;
         Ok(file)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stamps_live_in_the_cache_directory() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| {
-                pairs
-                    .iter()
-                    .find(|(n, _)| *n == k)
-                    .map(|(_, v)| OsString::from(v))
-            }
-        };
-        assert_eq!(
-            stamp_dir_from(env(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")])),
-            Some(PathBuf::from("/c/cubeswarm/verified"))
-        );
-        assert_eq!(
-            stamp_dir_from(env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])),
-            Some(PathBuf::from("/h/.cache/cubeswarm/verified"))
-        );
-        assert_eq!(stamp_dir_from(env(&[])), None);
     }
 }
