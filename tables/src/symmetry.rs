@@ -15,6 +15,9 @@ use crate::moves::Move;
 
 /// Number of symmetries.
 pub const NSYM: usize = 48;
+
+mod of_cube;
+pub use of_cube::{SelfSymmetry, SymSet};
 /// Number of symmetries that keep the UD axis (the first 16).
 pub const NSYM_UD: usize = 16;
 
