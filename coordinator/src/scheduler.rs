@@ -15,8 +15,17 @@
 //! A dispatched job belongs to one executor until it answers or its lease ends (the
 //! executor's heartbeats renew it). An executor that goes away, or whose lease ends (it
 //! is then forgotten until it joins again), puts the job back in the queue with the next
-//! attempt number. Results are keyed by job id: the first complete one wins, whatever its
-//! attempt; a late, repeated, partial (cancelled) or superseded one changes nothing.
+//! attempt number. A heartbeat lists the jobs its executor holds and renews each; a
+//! leased job its heartbeats leave out for a whole lease is lost, which counts as a lease
+//! expiry. Results are keyed by job id and taken only from the executor the job is leased
+//! to: its first complete one wins, whatever its attempt; a late, repeated, partial
+//! (cancelled), superseded or foreign one changes nothing.
+//!
+//! # Trust
+//! Executors are peers, not oracles: every solution in an answer is checked against its
+//! position and its job (length, subtree depth and prefix) before it can become a record.
+//! An answer that fails is refused, its job goes back to the queue, and its executor gets
+//! no more work ([`Scheduler::take_rejections`] tells the driver, which logs it).
 //!
 //! # Cost
 //! Built for a thousand executors and millions of lines: dispatch visits only executors
