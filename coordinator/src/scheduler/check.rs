@@ -24,32 +24,34 @@ impl Scheduler {
             line,
             reason,
         };
+        // A whole position's solutions: each within `max_length`, each solving it.
+        let whole_fault = |position: &Position, solutions: &[Vec<Move>]| {
+            solutions.iter().find_map(|s| {
+                if s.len() > usize::from(r.settings.max_length) {
+                    Some(RejectReason::TooLong)
+                } else if !solves(position, s) {
+                    Some(RejectReason::DoesNotSolve)
+                } else {
+                    None
+                }
+            })
+        };
         match (kind, out) {
             (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
                 for (&seq, a) in seqs.iter().zip(rs) {
                     let (Some(p), Ok(a)) = (r.lines.get(seq), a) else {
                         continue;
                     };
-                    for s in &a.solutions {
-                        if s.len() > usize::from(r.settings.max_length) {
-                            return Some(reject(p.line, RejectReason::TooLong));
-                        }
-                        if !solves(&p.position, s) {
-                            return Some(reject(p.line, RejectReason::DoesNotSolve));
-                        }
+                    if let Some(why) = whole_fault(&p.position, &a.solutions) {
+                        return Some(reject(p.line, why));
                     }
                 }
             }
             (Kind::Shallow { seq }, JobOutput::Batch(rs)) => {
                 let p = r.lines.get(*seq)?;
-                for s in rs.iter().filter_map(|a| a.as_ref().ok()) {
-                    for s in &s.solutions {
-                        if s.len() > usize::from(r.settings.max_length) {
-                            return Some(reject(p.line, RejectReason::TooLong));
-                        }
-                        if !solves(&p.position, s) {
-                            return Some(reject(p.line, RejectReason::DoesNotSolve));
-                        }
+                for a in rs.iter().filter_map(|a| a.as_ref().ok()) {
+                    if let Some(why) = whole_fault(&p.position, &a.solutions) {
+                        return Some(reject(p.line, why));
                     }
                 }
             }
