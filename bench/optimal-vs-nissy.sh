@@ -9,7 +9,7 @@
 #              makes `./run`); its table for TABLE is generated there (`./run gendata`,
 #              into NISSY_DIR/tables/) if it is missing: minutes for h3, longer for h5/h6
 #   CUBESWARM  a cubeswarm binary; its tables come from $CUBESWARM_TABLES and are built
-#              (`tables build`) if missing, with the h48h0k4 fallback and cocsep
+#              (`tables build`) if missing, with cocsep and the eoesep fallback
 #   POSITIONS  a file of positions, one per line as `moves | ...` (the format of
 #              ../shared/data/positions/, `#` comments skipped), or `random:N:SEED` for the
 #              N uniformly random states of `cubeswarm bench optimal --count N --seed SEED`
@@ -18,7 +18,14 @@
 #              its solver `h48hN` (its k2 is the default) — the same size, not the same file
 #   ROUNDS     passes over the positions (default 2)
 #
-# Environment: THREADS (default 2), COUNT (only the first COUNT positions of a file).
+# Environment: THREADS (default 2), COUNT (only the first COUNT positions of a file),
+# MAX_LENGTH (a proof instead of a solve: both tools search up to MAX_LENGTH moves only,
+# `--max-length` and `-M`, and "no solution" is an answer; both must agree on it).
+#
+# Nodes: nissy-core prints the nodes it visited ("Nodes visited", on stderr); cubeswarm's
+# come from its record (a solve) or its `--trace` header (a proof, which has no record).
+# Both are printed per position and summed, with their ratio: nodes do not depend on the
+# machine, so that ratio is the one figure here that another day can reproduce exactly.
 #
 # What is timed, per position and tool, is one process solving one position, as a user
 # runs either tool: wall clock from start to exit (`/usr/bin/time`). That includes loading
@@ -49,6 +56,7 @@ TABLE=${4:-h48h3k2}
 ROUNDS=${5:-2}
 THREADS=${THREADS:-2}
 COUNT=${COUNT:-1000000}
+MAX_LENGTH=${MAX_LENGTH:-}
 NISSY=$(realpath "$NISSY")
 CS=$(realpath "$CS")
 [ -x "$NISSY/run" ] || { echo "$NISSY/run is missing: run ./build.sh shell in $NISSY" >&2; exit 2; }
@@ -69,7 +77,7 @@ if [ ! -f "$NISSY/tables/$DATAID" ]; then
   (cd "$NISSY" && ./run gendata -solver "$SOLVER" </dev/null >&2)
   echo "nissy-core: tables/$DATAID generated in $(( $(date +%s) - start )) s" >&2
 fi
-for t in cocsep h48h0k4 "$TABLE"; do
+for t in cocsep eoesep "$TABLE"; do
   if [ "$("$CS" tables list | awk -v t="$t" '$1 == t { print $2 }')" != present ]; then
     "$CS" tables build "$t" >&2
   fi
@@ -105,10 +113,19 @@ THP=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled
 echo "transparent huge pages: ${THP:-unknown}"
 echo "before: $("$CS" bench probe --threads "$THREADS")"
 
-# One run: prints "wall length nodes millis solution" (nodes/millis "-" for nissy-core).
+# One run: prints "wall length nodes millis solution" (millis "-" for nissy-core; length
+# "none" for a proof that found no solution, 0 for a failure).
 run_cs() {
+  local limit=() rc=0
+  [ -z "$MAX_LENGTH" ] || limit=(--max-length "$MAX_LENGTH" --trace "$WORK/trace")
   /usr/bin/time -f "%e" -o "$WORK/t" "$CS" solve "$1" --table "$TABLE" --threads "$THREADS" \
-    --format jsonl >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err" >&2; echo "- 0 - - -"; return; }
+    "${limit[@]}" --format jsonl >"$WORK/out" 2>"$WORK/err" || rc=$?
+  if [ -n "$MAX_LENGTH" ] && grep -q "no solution of at most $MAX_LENGTH moves" "$WORK/err"; then
+    local nodes; nodes=$(head -n 1 "$WORK/trace" | sed -n 's/.*"nodes":\([0-9]*\).*/\1/p')
+    echo "$(cat "$WORK/t") none ${nodes:--} - -"
+    return
+  fi
+  [ "$rc" = 0 ] || { cat "$WORK/err" >&2; echo "- 0 - - -"; return; }
   local line; line=$(head -n 1 "$WORK/out")
   local len nodes millis sol
   len=$(sed -n 's/.*"length":\([0-9]*\).*/\1/p' <<<"$line")
@@ -118,16 +135,24 @@ run_cs() {
   echo "$(cat "$WORK/t") ${len:-0} ${nodes:--} ${millis:--} ${sol:-}"
 }
 run_nissy() {
+  local limit=()
+  [ -z "$MAX_LENGTH" ] || limit=(-M "$MAX_LENGTH")
   (cd "$NISSY" && /usr/bin/time -f "%e" -o "$WORK/t" ./run solve_scramble -solver "$SOLVER" \
-    -moves "$1" -t "$THREADS" >"$WORK/out" 2>"$WORK/err") || { cat "$WORK/err" >&2; echo "- 0 - - -"; return; }
+    -moves "$1" -t "$THREADS" "${limit[@]}" >"$WORK/out" 2>"$WORK/err") \
+    || { cat "$WORK/err" >&2; echo "- 0 - - -"; return; }
+  local nodes; nodes=$(sed -n 's/.*Nodes visited: \([0-9]*\).*/\1/p' "$WORK/err" | tail -n 1)
   local sol; sol=$(grep -m 1 -E '^[URFDLB]' "$WORK/out" || true)
   local len; len=$(wc -w <<<"$sol")
-  [ -n "$sol" ] || len=0
-  echo "$(cat "$WORK/t") $len - - $sol"
+  if [ -z "$sol" ]; then
+    len=0
+    [ -z "$MAX_LENGTH" ] || ! grep -q "No solutions found" "$WORK/out" || len=none
+  fi
+  echo "$(cat "$WORK/t") $len ${nodes:--} - ${sol:--}"
 }
 solves() { [ "$("$CS" show --no-color "$1 $2" | tail -n 1)" = "$SOLVED" ]; }
 
-printf '%-5s %-4s %-4s %10s %10s %10s %8s\n' round pos len cs_wall cs_millis nissy_wall ratio
+printf '%-5s %-4s %-4s %10s %10s %10s %8s %14s %14s %8s\n' round pos len cs_wall cs_millis \
+  nissy_wall ratio cs_nodes nissy_nodes n_ratio
 : >"$WORK/rows"
 for r in $(seq 1 "$ROUNDS"); do
   # Start-up cost of each tool this round: a 1-move position.
@@ -143,24 +168,25 @@ for r in $(seq 1 "$ROUNDS"); do
       n=$(run_nissy "$mv"); c=$(run_cs "$mv")
     fi
     read -r cw cl cn cm csol <<<"$c"
-    read -r nw nl _ _ nsol <<<"$n"
-    if [ "$cl" = 0 ] || ! solves "$mv" "$csol"; then
+    read -r nw nl nn _ nsol <<<"$n"
+    if [ "$cl" = 0 ] || { [ "$cl" != none ] && ! solves "$mv" "$csol"; }; then
       echo "round $r position $i: cubeswarm gave no valid solution" >&2; FAIL=1
     fi
-    if [ "$nl" = 0 ] || ! solves "$mv" "$nsol"; then
+    if [ "$nl" = 0 ] || { [ "$nl" != none ] && ! solves "$mv" "$nsol"; }; then
       echo "round $r position $i: nissy-core's solution '$nsol' does not solve it" >&2; FAIL=1
     elif [ "$nl" != "$cl" ]; then
       echo "round $r position $i: lengths differ (cubeswarm $cl, nissy-core $nl)" >&2; FAIL=1
     fi
-    printf '%-5s %-4s %-4s %10s %10s %10s %8.2f\n' "$r" "$i" "$cl" "$cw" "$cm" "$nw" \
-      "$(awk -v a="$nw" -v b="$cw" 'BEGIN { print (b > 0 ? a / b : 0) }')"
-    echo "$r $i $cl $cw $cm $nw $cs0 $ni0 $cn" >>"$WORK/rows"
+    printf '%-5s %-4s %-4s %10s %10s %10s %8.2f %14s %14s %8s\n' "$r" "$i" "$cl" "$cw" "$cm" "$nw" \
+      "$(awk -v a="$nw" -v b="$cw" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$cn" "$nn" \
+      "$(awk -v a="$cn" -v b="$nn" 'BEGIN { if (a ~ /^[0-9]+$/ && b > 0) printf "%.2f", a / b; else print "-" }')"
+    echo "$r $i $cl $cw ${cm/-/0} $nw $cs0 $ni0 ${cn/-/0} ${nn/-/0}" >>"$WORK/rows"
   done <"$WORK/scrambles.txt"
 done
 
 echo "after:  $("$CS" bench probe --threads "$THREADS")"
 awk -v t="$THREADS" '
-  { n++; cw += $4; cm += $5 / 1000; nw += $6; cs += $4 - $7; ns += $6 - $8; nodes += $9
+  { n++; cw += $4; cm += $5 / 1000; nw += $6; cs += $4 - $7; ns += $6 - $8; nodes += $9; nn += $10
     r[n] = ($4 > 0 ? $6 / $4 : 0) }
   END {
     if (n == 0) exit
@@ -169,7 +195,8 @@ awk -v t="$THREADS" '
     printf "solves: %d (positions x rounds)\n", n
     printf "wall, mean per position:   cubeswarm %.3f s, nissy-core %.3f s: %.2fx (per-position ratios: median %.2f, range %.2f-%.2f)\n", cw / n, nw / n, nw / cw, med, r[1], r[n]
     printf "search (wall - start-up):  cubeswarm %.3f s, nissy-core %.3f s: %.2fx\n", cs / n, ns / n, ns / cs
-    printf "cubeswarm own millis:      %.3f s mean; %.3g nodes per position, %.1f M nodes/s\n", cm / n, nodes / n, nodes / cm / 1e6
+    if (cm > 0) printf "cubeswarm own millis:      %.3f s mean; %.3g nodes per position, %.1f M nodes/s\n", cm / n, nodes / n, nodes / cm / 1e6
+    printf "nodes, mean per position:  cubeswarm %.4g, nissy-core %.4g: cubeswarm visits %.2fx nissy-core'"'"'s\n", nodes / n, nn / n, (nn > 0 ? nodes / nn : 0)
     printf "throughput (search time):  cubeswarm %.4f, nissy-core %.4f positions per second per thread\n", n / cs / t, n / ns / t
   }' "$WORK/rows"
 exit $FAIL

@@ -143,7 +143,8 @@ pub fn executor_pool(
 }
 
 /// The H48 table to use: `table`, or the largest present, building h48h0k4 if none is
-/// (and building a named table that is missing).
+/// (and building a named table that is missing, and a present table's missing eoesep
+/// fallback).
 pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> {
     let name = match table {
         Some(t) => t.to_string(),
@@ -170,6 +171,7 @@ pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> 
         eprintln!("table {name} is not in {}; building it…", dir.display());
         worker::catalog::build_entry(dir, entry, &Bars::new(true))?;
     }
+    worker::catalog::build_missing_fallback(dir, entry, &Bars::new(true))?;
     Ok(name)
 }
 

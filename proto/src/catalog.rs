@@ -7,8 +7,7 @@
 //! | --- | --- | --- | --- |
 //! | `twophase` | two-phase | `twophase-fsym`, `twophase-p1`, `twophase-p2` | `twophase-p1m` (faster phase 1; built by name only) |
 //! | `h48h0k4` | optimal | `h48h0k4`, `cocsep` | |
-//! | `h48h0k2` | optimal | `h48h0k2`, `cocsep` | |
-//! | `h48hNk2`, N = 1..=11 | optimal | `h48hNk2`, `cocsep` | `h48h0k4` (fallback) |
+//! | `h48hNk2`, N = 0..=11 | optimal | `h48hNk2`, `cocsep` | `eoesep` (fallback; `h48h0k4` in a directory made before it, N >= 1) |
 //!
 //! Every other list of tables (the `tables` command, the unknown-table message, the largest
 //! H48 table present) is made from this one. Building and opening the tables is the
@@ -25,8 +24,13 @@ pub const TWOPHASE: &str = "twophase";
 /// The corner table every H48 table needs.
 pub const COCSEP: &str = "cocsep";
 
-/// The fallback table of the 2-bit H48 tables with edge-orientation bits.
-pub const H48_FALLBACK: &str = "h48h0k4";
+/// The fallback table of the 2-bit H48 tables: the edges' orientation and separation,
+/// reduced by the 8 symmetries that keep every axis (`worker::h48::eoesep`). A directory
+/// made before it existed has h48h0k4 instead, which the solver reads in its place.
+pub const EOESEP: &str = "eoesep";
+
+/// Classes of the edge separation under the 8 symmetries that keep every axis.
+const EOESEP_CLASSES: u64 = 4464;
 
 /// Entries of the H48 h0 coordinate: 3393 cocsep classes times 34650 edge separations.
 const H0_ENTRIES: u64 = 3393 * 34650;
@@ -52,7 +56,7 @@ impl File {
 }
 
 /// Memory of building `h48h{eo_bits}k2` beside the table itself: the breadth-first levels
-/// (at most about 1.4 GB, for base 10) and h0k4.
+/// (at most about 1.4 GB, for base 10) and eoesep.
 pub const H48_K2_BUILD_EXTRA: u64 = 1_500_000_000;
 
 /// Peak memory of building `h48h{eo_bits}k2` (N >= 1): the table, which is written to its
@@ -122,7 +126,7 @@ const TWOPHASE_FILES: [File; 3] = {
 
 /// Every table file, each once, in the order to build them: cocsep, the H48 main tables
 /// (smallest first), the two-phase files.
-static FILES: [File; 18] = [
+static FILES: [File; 19] = [
     File {
         name: COCSEP,
         // Twist (2187) times corner separation (70), 32 bits each.
@@ -135,6 +139,13 @@ static FILES: [File; 18] = [
         entries: H0_ENTRIES,
         bits: 4,
         build_memory: H0_ENTRIES / 2 + (64 << 20),
+    },
+    File {
+        name: EOESEP,
+        // Edge-separation classes times the 2048 edge orientations, 4 bits each.
+        entries: EOESEP_CLASSES * 2048,
+        bits: 4,
+        build_memory: 64 << 20,
     },
     h48_k2("h48h0k2", 0),
     h48_k2("h48h1k2", 1),
@@ -178,17 +189,17 @@ pub struct Entry {
     pub method: Method,
     /// The table files it cannot work without (in a tables directory, as `<file>.tbl`).
     pub files: &'static [&'static str],
-    /// A file read when present, which makes the search faster (h48h0k4, the fallback
-    /// of h48hNk2 for N >= 1, which building the table always builds; twophase-p1m, the
-    /// two-phase move table, built only by name).
-    pub optional: Option<&'static str>,
+    /// Files read when present, which make the search faster: eoesep, the fallback of the
+    /// 2-bit H48 tables, which building the table always builds (and `solve` builds when
+    /// missing), and twophase-p1m, the two-phase move table, built only by name.
+    pub optional: &'static [&'static str],
 }
 
-/// An H48 entry: its main file and cocsep, with the fallback unless it is one of the two
-/// h0 tables (which hold the fallback's coordinate themselves).
+/// An H48 entry: its main file and cocsep, with the fallback for the 2-bit tables
+/// (h48h0k4 has no "at most the base" entries to fall back from).
 macro_rules! h48 {
     ($name:literal) => {
-        h48!($name, Some(H48_FALLBACK))
+        h48!($name, &[EOESEP])
     };
     ($name:literal, $optional:expr) => {
         Entry {
@@ -206,10 +217,10 @@ static ENTRIES: [Entry; 14] = [
         name: TWOPHASE,
         method: Method::TwoPhase,
         files: &["twophase-fsym", "twophase-p1", "twophase-p2"],
-        optional: Some(TWOPHASE_P1M),
+        optional: &[TWOPHASE_P1M],
     },
-    h48!("h48h0k4", None),
-    h48!("h48h0k2", None),
+    h48!("h48h0k4", &[]),
+    h48!("h48h0k2"),
     h48!("h48h1k2"),
     h48!("h48h2k2"),
     h48!("h48h3k2"),
@@ -313,7 +324,7 @@ mod tests {
         assert_eq!(names()[0], TWOPHASE);
         for e in all() {
             assert_eq!(find(e.name), Some(e));
-            for f in e.files.iter().chain(&e.optional) {
+            for f in e.files.iter().chain(e.optional) {
                 assert!(files().contains(f), "{f}");
                 assert!(file_bytes(f).is_some_and(|b| b > HEADER_LEN as u64), "{f}");
             }
@@ -329,8 +340,9 @@ mod tests {
         assert_eq!(find("h48h12k2"), None);
         let h3 = find("h48h3k2").unwrap();
         assert_eq!(h3.files, ["h48h3k2", "cocsep"]);
-        assert_eq!(h3.optional, Some("h48h0k4"));
-        assert_eq!(find("h48h0k2").unwrap().optional, None);
+        assert_eq!(h3.optional, ["eoesep"]);
+        assert_eq!(find("h48h0k2").unwrap().optional, ["eoesep"]);
+        assert!(find("h48h0k4").unwrap().optional.is_empty());
         let tp = find("twophase").unwrap();
         assert_eq!(tp.method, Method::TwoPhase);
         assert_eq!(tp.files, ["twophase-fsym", "twophase-p1", "twophase-p2"]);

@@ -31,7 +31,8 @@ impl tables::progress::Progress for Stderr {
 }
 
 /// The table a solve of `method` uses: "twophase", `table`, or the largest H48 table
-/// present (h48h0k4, built, when none is). A named table that is missing is built.
+/// present (h48h0k4, built, when none is). A named table that is missing is built, and so
+/// is a present table's missing eoesep fallback.
 pub fn choose(dir: &Path, method: Method, table: Option<&str>) -> PyResult<String> {
     if method == Method::TwoPhase {
         return Ok(proto::catalog::TWOPHASE.to_string());
@@ -65,6 +66,7 @@ pub fn choose(dir: &Path, method: Method, table: Option<&str>) -> PyResult<Strin
         );
         worker::catalog::build_entry(dir, entry, &Stderr).map_err(table_error)?;
     }
+    worker::catalog::build_missing_fallback(dir, entry, &Stderr).map_err(table_error)?;
     Ok(name)
 }
 

@@ -10,7 +10,7 @@
 //! strong as the real table's, so the tree has a similar shape (node counts differ).
 use std::path::Path;
 use tables::{parse_moves, Cube};
-use worker::h48::search::{search_lanes, Lookup, Pruner};
+use worker::h48::search::{search_lanes, Lookup, Probe, Pruner};
 use worker::StopToken;
 
 struct Fake {
@@ -23,12 +23,6 @@ impl Lookup for Fake {
     fn prefetch(&self, idx: u64) {
         std::hint::black_box(idx);
     }
-    fn value(&self, idx: u64, fallback: u8) -> u8 {
-        match self.first(idx) {
-            Some(v) => v,
-            None => fallback.max(self.fallback(idx)),
-        }
-    }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
         let h = (idx.wrapping_mul(0x9e3779b97f4a7c15) >> 40) & self.mask;
@@ -38,8 +32,12 @@ impl Lookup for Fake {
         }
     }
     #[inline(always)]
-    fn fallback(&self, idx: u64) -> u8 {
-        let h = (idx.wrapping_mul(0x9e3779b97f4a7c15) >> 40) & self.mask;
+    fn at_most(&self) -> u8 {
+        self.base
+    }
+    #[inline(always)]
+    fn fallback(&self, pr: &Probe) -> u8 {
+        let h = (pr.idx.wrapping_mul(0x9e3779b97f4a7c15) >> 40) & self.mask;
         self.h0[h as usize]
     }
 }

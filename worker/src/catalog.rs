@@ -41,7 +41,9 @@ pub fn open_entry(dir: &Path, entry: &Entry, memory: TableMemory) -> Result<Engi
 /// Builds one table file (a name of [`catalog::files`]), or every file of a solver table
 /// (a name of [`catalog::names`]), into `dir`.
 pub fn build_file(dir: &Path, file: &str, progress: &dyn Progress) -> Result<(), Error> {
-    if file == catalog::COCSEP || h48::TableKind::parse(file).is_some() {
+    if file == h48::eoesep::NAME {
+        h48::eoesep::Eoesep::build(dir, progress)
+    } else if file == catalog::COCSEP || h48::TableKind::parse(file).is_some() {
         h48::build_table(dir, file, progress)
     } else if TwoPhaseTables::table_names().contains(&file) || file == P1M_NAME {
         TwoPhaseTables::build(dir, file, progress)
@@ -56,8 +58,11 @@ pub fn build_file(dir: &Path, file: &str, progress: &dyn Progress) -> Result<(),
 /// ([`tables::tablefile::TableFile::verify_once`]). Opening an engine does the same
 /// silently; a front end calls this first to show the one-time read.
 pub fn verify_once(dir: &Path, entry: &Entry, progress: &dyn Progress) -> Result<(), Error> {
-    let optional = entry.optional.filter(|f| table_path(dir, f).exists());
-    for &file in entry.files.iter().chain(optional.iter()) {
+    let optional = entry
+        .optional
+        .iter()
+        .filter(|f| table_path(dir, f).exists());
+    for &file in entry.files.iter().chain(optional) {
         let t = TableFile::open(table_path(dir, file), file)?;
         if !t.verified_before() {
             progress.start(&format!("checking {file} (once)"), t.header().body_len);
@@ -66,6 +71,26 @@ pub fn verify_once(dir: &Path, entry: &Entry, progress: &dyn Progress) -> Result
         }
     }
     Ok(())
+}
+
+/// Builds the fallback of `entry` (eoesep, a few seconds) into `dir` when the table is
+/// present and its fallback is not: a directory made before eoesep existed gets it on its
+/// next solve instead of searching with the weaker h48h0k4 fallback. Returns whether it
+/// built it.
+pub fn build_missing_fallback(
+    dir: &Path,
+    entry: &Entry,
+    progress: &dyn Progress,
+) -> Result<bool, Error> {
+    let fallback = h48::eoesep::NAME;
+    if !entry.optional.contains(&fallback)
+        || !entry.present(dir)
+        || table_path(dir, fallback).exists()
+    {
+        return Ok(false);
+    }
+    h48::eoesep::Eoesep::build(dir, progress)?;
+    Ok(true)
 }
 
 /// Builds the table `name` into `dir` ([`build_entry`]).
@@ -118,13 +143,16 @@ mod tests {
         assert_eq!(catalog::TWOPHASE_P1M, P1M_NAME);
         assert_eq!(
             catalog::find(catalog::TWOPHASE).unwrap().optional,
-            Some(P1M_NAME)
+            [P1M_NAME]
         );
         for name in catalog::files() {
             let file = catalog::file(name).unwrap();
             if let Some(kind) = h48::TableKind::parse(name) {
                 assert_eq!(file.entries, kind.entries(), "{name}");
                 assert_eq!(file.bits, kind.bits() as u64, "{name}");
+            } else if name == h48::eoesep::NAME {
+                assert_eq!(file.entries, h48::eoesep::ENTRIES);
+                assert_eq!(file.bits, 4);
             } else if name == P1M_NAME {
                 assert_eq!(file.entries, N_FS_CLASSES as u64 * N_TWIST as u64);
                 assert_eq!(file.bits, 32);

@@ -4,6 +4,8 @@
 //! - [`coords`]: the H48 coordinates computed fast (SIMD) for the inner loop.
 //! - [`cocsep`]: the corner table (class, transformation to representative, corner
 //!   distance in one word per raw corner value).
+//! - [`eoesep`]: the fallback table of the 2-bit tables (edge orientation × edge
+//!   separation, reduced by the 8 symmetries that keep every axis).
 //! - [`tables`](mod@tables): table names and sizes, building (`h48h0k4` with the generic
 //!   generator, `h48hNk2` with [`gen_k2`]) and opening.
 //! - [`search`](mod@search): the search primitive, `search(position, prefix, depth,
@@ -20,6 +22,7 @@ pub mod bench;
 pub mod checkpoint;
 pub mod cocsep;
 pub mod coords;
+pub mod eoesep;
 pub mod gen_k2;
 pub mod search;
 mod solve;
@@ -29,7 +32,8 @@ pub use self::tables::{build_table, build_table_with_base, TableKind};
 
 use self::cocsep::Cocsep;
 use self::coords::Coords;
-use self::search::{Found, K2WithH0, Pruner};
+use self::eoesep::Eoesep;
+use self::search::{Found, K2With, Pruner, H0};
 use crate::{Error, StopToken, TableMemory};
 use ::tables::packed::{Packed2, Packed4};
 use ::tables::{Cube, Move, Position};
@@ -81,7 +85,9 @@ enum Inner {
     /// A 2-bit main table.
     K2(Pruner<Packed2>),
     /// A 2-bit main table with h48h0k4 as its fallback.
-    K2H0(Pruner<K2WithH0>),
+    K2H0(Pruner<K2With<H0>>),
+    /// A 2-bit main table with eoesep as its fallback.
+    K2E(Pruner<K2With<Eoesep>>),
 }
 
 macro_rules! dispatch {
@@ -90,6 +96,7 @@ macro_rules! dispatch {
             Inner::K4($p) => $e,
             Inner::K2($p) => $e,
             Inner::K2H0($p) => $e,
+            Inner::K2E($p) => $e,
         }
     };
 }
@@ -122,15 +129,17 @@ impl std::fmt::Debug for H48Solver {
 
 impl H48Solver {
     /// Opens `cocsep` and the main table `table` (for example `h48h3k2`) from `dir`,
-    /// checking both headers. For h48hNk2 with N >= 1, h48h0k4 is also mapped when `dir`
-    /// has it: entries "at most the base" then fall back on it instead of the corner bound
-    /// (much stronger; [`build_table`] always builds it).
+    /// checking both headers. A 2-bit table's entries "at most the base" fall back on
+    /// `eoesep` when `dir` has it ([`eoesep`]; [`build_table`] always builds it), else,
+    /// for h48hNk2 with N >= 1, on h48h0k4 when `dir` has it (a directory made before
+    /// eoesep existed), else on the corner bound alone.
     pub fn open(dir: &Path, table: &str) -> Result<Self, Error> {
         H48Solver::open_with(dir, table, TableMemory::default())
     }
 
-    /// [`H48Solver::open`], reading the main table (and the h48h0k4 fallback) as `memory`
-    /// says: from private huge-page copies (the default) or straight from the maps.
+    /// [`H48Solver::open`], reading the main table (and an h48h0k4 fallback) as `memory`
+    /// says: from private huge-page copies (the default) or straight from the maps. The
+    /// 4.6 MB eoesep is read from its map either way.
     pub fn open_with(dir: &Path, table: &str, memory: TableMemory) -> Result<Self, Error> {
         let huge = memory == TableMemory::HugePages;
         let kind = TableKind::parse(table).ok_or_else(|| Error::UnknownTable(table.into()))?;
@@ -149,24 +158,37 @@ impl H48Solver {
         } else {
             let k2 = self::tables::open_k2(dir, table)?;
             let k2 = if huge { k2.to_huge_pages() } else { k2 };
-            let h0_path = ::tables::tablefile::table_path(dir, "h48h0k4");
-            if eo_bits > 0 && h0_path.exists() {
+            let present = |n: &str| ::tables::tablefile::table_path(dir, n).exists();
+            let eo_bits = eo_bits.into();
+            if present(eoesep::NAME) {
+                Inner::K2E(Pruner {
+                    coords,
+                    cocsep,
+                    table: K2With {
+                        k2,
+                        fallback: Eoesep::open(dir)?,
+                    },
+                    eo_bits,
+                })
+            } else if eo_bits > 0 && present("h48h0k4") {
                 Inner::K2H0(Pruner {
                     coords,
                     cocsep,
-                    table: K2WithH0 {
+                    table: K2With {
                         k2,
-                        h0: in_memory(self::tables::open_k4(dir, "h48h0k4")?, huge),
-                        shift: eo_bits.into(),
+                        fallback: H0 {
+                            table: in_memory(self::tables::open_k4(dir, "h48h0k4")?, huge),
+                            shift: eo_bits,
+                        },
                     },
-                    eo_bits: eo_bits.into(),
+                    eo_bits,
                 })
             } else {
                 Inner::K2(Pruner {
                     coords,
                     cocsep,
                     table: k2,
-                    eo_bits: eo_bits.into(),
+                    eo_bits,
                 })
             }
         };

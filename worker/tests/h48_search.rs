@@ -214,6 +214,58 @@ fn h48_k2_table_finds_every_optimal_solution() {
     assert_eq!(a.solutions[0].len(), b.solutions[0].len());
 }
 
+/// The same 2-bit table with eoesep as its fallback: every optimal solution still, the
+/// same solution sets as with h48h0k4's fallback, and a bound that sees flipped edges.
+#[test]
+fn h48_eoesep_fallback_finds_every_optimal_solution_and_sees_flips() {
+    let with_eo = h48_common::h2k2_base3_eoesep();
+    let with_h0 = h48_common::h2k2_base3();
+    check_short_scrambles(with_eo, 6, 18);
+    let all = Settings {
+        max_solutions: None,
+        ..Default::default()
+    };
+    for s in [
+        "R U2 F' L D2 B R' U F2 D",
+        "F B U2 D2 F' B' R L'",
+        "U R2 F B R B2",
+    ] {
+        let c = cube(s);
+        let a = solve(with_eo, &c, &all).unwrap();
+        let b = solve(with_h0, &c, &all).unwrap();
+        assert!(a.optimal && b.optimal, "{s}");
+        assert_solves(&c, &a.solutions);
+        let a: BTreeSet<_> = a.solutions.into_iter().collect();
+        let b: BTreeSet<_> = b.solutions.into_iter().collect();
+        assert_eq!(a, b, "{s}");
+    }
+    // Two edges flipped in place (positions 0 and 1), everything else solved: the
+    // h48h2k2 coordinate reads only the orientation of positions 10 and 11, so its entry
+    // is the solved one's, "at most 3". h48h0k4 and the corners see nothing either (0);
+    // eoesep bounds the flips by their own distance, and proving that no 9-move solution
+    // exists takes fewer nodes with it.
+    let mut eo = [0u8; 12];
+    eo[0] = 1;
+    eo[1] = 1;
+    let solved = Cube::SOLVED;
+    let two_flip = Cube::from_parts_unchecked(solved.cp(), solved.co(), solved.ep(), eo);
+    assert!(two_flip.check().is_ok());
+    assert_eq!(with_h0.lower_bound(&two_flip), 0);
+    let bound = with_eo.lower_bound(&two_flip);
+    assert!(bound >= 5, "eoesep bound {bound}");
+    let stop = StopToken::new();
+    let eo = with_eo.search(&two_flip, &[], 9, 1, &stop);
+    let h0 = with_h0.search(&two_flip, &[], 9, 1, &stop);
+    assert!(eo.exhausted() && h0.exhausted());
+    assert!(eo.solutions.is_empty() && h0.solutions.is_empty());
+    assert!(
+        eo.nodes < h0.nodes,
+        "eoesep {} nodes, h48h0k4 {}",
+        eo.nodes,
+        h0.nodes
+    );
+}
+
 /// Positions of known optimal length 15 and 16 (`tests/data/known_optimal.txt`, taken from
 /// the shared data set).
 #[test]

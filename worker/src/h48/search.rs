@@ -53,7 +53,7 @@
 mod estimate;
 mod lookup;
 
-pub use self::lookup::{K2WithH0, Lookup, Pruner};
+pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
 use self::estimate::{child_inverse, child_normal, Est, Kid};
 use crate::StopToken;

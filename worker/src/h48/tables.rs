@@ -98,8 +98,8 @@ pub fn h0_space() -> SymComposite<Composite<Twist, CornerSep>, EdgeSep> {
     SymComposite::new(Composite::new(Twist, CornerSep), EdgeSep, 48)
 }
 
-/// Builds table `name` in `dir`, and the tables it depends on if missing (cocsep for all,
-/// h0k4 for h0k2).
+/// Builds table `name` in `dir`, and the tables it depends on if missing: cocsep for all,
+/// eoesep (the fallback) for the k2 tables, h0k4 for h0k2 (its source).
 pub fn build_table(dir: &Path, name: &str, progress: &dyn Progress) -> Result<(), Error> {
     build_table_with_base(dir, name, None, progress)
 }
@@ -153,11 +153,15 @@ pub fn build_table_with_base(
             if !exists(cocsep::NAME) {
                 build_cocsep(dir)?;
             }
-            // h0k4 is the source of h0k2 and the fallback of the other k2 tables.
-            if !exists("h48h0k4") {
-                build_h0k4(dir, progress)?;
+            // eoesep is every k2 table's fallback (a few seconds).
+            if !exists(super::eoesep::NAME) {
+                super::eoesep::Eoesep::build(dir, progress)?;
             }
             if eo_bits == 0 {
+                // h0k4 is the source of h0k2.
+                if !exists("h48h0k4") {
+                    build_h0k4(dir, progress)?;
+                }
                 let h0 = open_k4(dir, "h48h0k4")?;
                 write_k2(dir, name, &h0.to_packed2(gen_k2::BASES[0]))
             } else {
@@ -289,7 +293,7 @@ mod tests {
         // Every H48 file of the catalog.
         for n in proto::catalog::files()
             .into_iter()
-            .filter(|f| !f.starts_with("twophase"))
+            .filter(|f| !f.starts_with("twophase") && *f != super::super::eoesep::NAME)
         {
             assert!(TableKind::parse(n).is_some(), "{n}");
         }

@@ -599,7 +599,7 @@ pub async fn fetch_tables(
                 wanted.push(f);
             }
         }
-        if let Some(f) = entry.optional {
+        for &f in entry.optional {
             if !table_path(dir, f).exists() && !wanted.contains(&f) && !optional.contains(&f) {
                 optional.push(f);
             }

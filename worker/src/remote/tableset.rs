@@ -110,9 +110,10 @@ impl TableSet {
         for entry in &entries {
             let optional = entry
                 .optional
+                .iter()
                 .filter(|f| table_path(dir, f).exists() && !entry.files.contains(f));
             let mut files = Vec::new();
-            for &file in entry.files.iter().chain(optional.iter()) {
+            for &file in entry.files.iter().chain(optional) {
                 if !checked.contains_key(file) {
                     checked.insert(file, check_file(dir, file)?);
                 }

@@ -39,7 +39,7 @@ pub fn h0k4() -> &'static H48Solver {
 
 /// A solver over a 2-bit table: h48h2k2 generated with base 3 (so every value kind of a
 /// 2-bit entry shows up in short searches) next to copies of cocsep and h48h0k4, its
-/// fallback, in `target/test-tables/k2-base3`. Regenerated once per process (it takes
+/// fallback in a directory made before eoesep existed, in `target/test-tables/k2-base3`. Regenerated once per process (it takes
 /// well under a second), so it always matches the current code.
 pub fn h2k2_base3() -> &'static H48Solver {
     static S: OnceLock<H48Solver> = OnceLock::new();
@@ -58,5 +58,28 @@ pub fn h2k2_base3() -> &'static H48Solver {
         worker::h48::gen_k2::generate(&dir, "h48h2k2", 2, 3, &cs, &tables::progress::Silent)
             .expect("generating h48h2k2 with base 3");
         H48Solver::open(&dir, "h48h2k2").expect("opening h48h2k2")
+    })
+}
+
+/// The same h48h2k2 (base 3) with eoesep as its fallback, in
+/// `target/test-tables/k2-base3-eoesep` (cocsep and the table copied from
+/// [`h2k2_base3`]'s directory, eoesep generated there once per process).
+pub fn h2k2_base3_eoesep() -> &'static H48Solver {
+    static S: OnceLock<H48Solver> = OnceLock::new();
+    S.get_or_init(|| {
+        h2k2_base3();
+        let src = tables_dir().join("k2-base3");
+        let dir = tables_dir().join("k2-base3-eoesep");
+        std::fs::create_dir_all(&dir).expect("creating the eoesep test directory");
+        for name in ["cocsep", "h48h2k2"] {
+            std::fs::copy(
+                tables::tablefile::table_path(&src, name),
+                tables::tablefile::table_path(&dir, name),
+            )
+            .expect("copying a test table");
+        }
+        worker::h48::eoesep::Eoesep::build(&dir, &tables::progress::Silent)
+            .expect("generating eoesep");
+        H48Solver::open(&dir, "h48h2k2").expect("opening h48h2k2 with eoesep")
     })
 }

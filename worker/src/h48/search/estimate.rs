@@ -34,9 +34,9 @@ impl Est {
         if cd > rr {
             return Est::Known(cd);
         }
-        let idx = p.index(c, w);
-        p.table.prefetch(idx);
-        Est::At(Probe { cd, idx })
+        let pr = p.probe(c, w);
+        p.table.prefetch(pr.idx);
+        Est::At(pr)
     }
 
     /// Reads what an earlier step prefetched, or gives the known value. Returns the
@@ -65,7 +65,7 @@ impl Est {
                 // h48h5k2 (base 9), 11% less time; see docs/performance.md.
                 None if p.table.at_most() <= rr => pr.cd,
                 None => {
-                    p.table.prefetch_fallback(pr.idx);
+                    p.table.prefetch_fallback(&pr);
                     *self = Est::Fallback(pr);
                     return None;
                 }
@@ -82,7 +82,7 @@ impl Est {
     #[inline(never)]
     fn read_rare<L: Lookup>(&mut self, p: &Pruner<L>) -> Option<u8> {
         let v = match *self {
-            Est::Fallback(pr) => pr.cd.max(p.table.fallback(pr.idx)),
+            Est::Fallback(pr) => pr.cd.max(p.table.fallback(&pr)),
             Est::Known(v) => v,
             Est::At(_) | Est::Later => 0,
         };

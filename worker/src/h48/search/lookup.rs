@@ -1,8 +1,9 @@
 //! What the search reads: the [`Lookup`] of a pruning table (4-bit, 2-bit, 2-bit with
-//! its h0k4 fallback) and the [`Pruner`] that turns a position into its estimate.
+//! a [`Fallback`]: eoesep, or h48h0k4 in a directory made before it) and the [`Pruner`] that turns a position into its estimate.
 
 use super::super::cocsep::Cocsep;
 use super::super::coords::{Coords, ESEP};
+use super::super::eoesep::Eoesep;
 use tables::packed::{Packed2, Packed4};
 use tables::Cube;
 
@@ -10,27 +11,31 @@ use tables::Cube;
 pub trait Lookup: Sync + Send {
     /// Starts loading the entry's cache line.
     fn prefetch(&self, idx: u64);
-    /// The lower bound stored at `idx`, or `fallback` when the entry only says "at most
-    /// the base" (2-bit tables).
-    fn value(&self, idx: u64, fallback: u8) -> u8;
-    /// The lower bound stored at `idx`, or `None` when a fallback table has to be read
-    /// ([`Lookup::fallback`]; only tables with one).
-    #[inline(always)]
-    fn first(&self, idx: u64) -> Option<u8> {
-        Some(self.value(idx, 0))
-    }
+    /// The lower bound stored at `idx`, or `None` when the entry only says "at most
+    /// [`Lookup::at_most`]" (2-bit tables) and a fallback may say more.
+    fn first(&self, idx: u64) -> Option<u8>;
     /// When [`Lookup::first`] says `None`, the entry's value is at most this.
     #[inline(always)]
     fn at_most(&self) -> u8 {
         u8::MAX
     }
-    /// Starts loading the fallback entry for `idx`.
+    /// Starts loading the fallback entry of the position `pr` describes.
     #[inline(always)]
-    fn prefetch_fallback(&self, _idx: u64) {}
-    /// The fallback's lower bound for `idx`, when [`Lookup::first`] said `None`.
+    fn prefetch_fallback(&self, _pr: &Probe) {}
+    /// The fallback's lower bound for the position `pr` describes, when
+    /// [`Lookup::first`] said `None` (0 for tables without a fallback).
     #[inline(always)]
-    fn fallback(&self, _idx: u64) -> u8 {
+    fn fallback(&self, _pr: &Probe) -> u8 {
         0
+    }
+    /// The table's lower bound for the position `pr` describes: its entry, or the
+    /// fallback's.
+    #[inline(always)]
+    fn value(&self, pr: &Probe) -> u8 {
+        match self.first(pr.idx) {
+            Some(v) => v,
+            None => self.fallback(pr),
+        }
     }
 }
 
@@ -40,8 +45,8 @@ impl Lookup for Packed4 {
         Packed4::prefetch(self, idx)
     }
     #[inline(always)]
-    fn value(&self, idx: u64, _fallback: u8) -> u8 {
-        self.get(idx)
+    fn first(&self, idx: u64) -> Option<u8> {
+        Some(self.get(idx))
     }
 }
 
@@ -51,56 +56,85 @@ impl Lookup for Packed2 {
         Packed2::prefetch(self, idx)
     }
     #[inline(always)]
-    fn value(&self, idx: u64, fallback: u8) -> u8 {
+    fn first(&self, idx: u64) -> Option<u8> {
         match self.get(idx) {
-            0 => fallback,
-            s => self.base() + s,
+            0 => None,
+            s => Some(self.base() + s),
         }
+    }
+    #[inline(always)]
+    fn at_most(&self) -> u8 {
+        self.base()
     }
 }
 
-/// A 2-bit h48hNk2 table whose "at most the base" entries fall back on h48h0k4 (the h0
-/// entry `idx >> N` covers the hN entry, so it is a lower bound too, and usually within
-/// one or two of the base, where the corner bound is often three or four below).
-pub struct K2WithH0 {
-    /// The main table.
-    pub k2: Packed2,
+/// A second table read where a 2-bit main table only says "at most the base".
+pub trait Fallback: Sync + Send {
+    /// Starts loading the entry of the position `pr` describes.
+    fn prefetch(&self, pr: &Probe);
+    /// Its lower bound for the position `pr` describes.
+    fn get(&self, pr: &Probe) -> u8;
+}
+
+/// h48h0k4 as a fallback: the h0 entry `idx >> N` covers the hN entry, so it is a lower
+/// bound too (corners and edge separation; blind to edge orientation).
+pub struct H0 {
     /// h48h0k4.
-    pub h0: Packed4,
+    pub table: Packed4,
     /// N, the shift from an hN index to its h0 index.
     pub shift: u32,
 }
 
-impl Lookup for K2WithH0 {
+impl Fallback for H0 {
+    #[inline(always)]
+    fn prefetch(&self, pr: &Probe) {
+        self.table.prefetch(pr.idx >> self.shift)
+    }
+    #[inline(always)]
+    fn get(&self, pr: &Probe) -> u8 {
+        self.table.get(pr.idx >> self.shift)
+    }
+}
+
+impl Fallback for Eoesep {
+    #[inline(always)]
+    fn prefetch(&self, pr: &Probe) {
+        Eoesep::prefetch(self, pr.esep.into(), pr.eo.into())
+    }
+    #[inline(always)]
+    fn get(&self, pr: &Probe) -> u8 {
+        Eoesep::get(self, pr.esep.into(), pr.eo.into())
+    }
+}
+
+/// A 2-bit h48hNk2 table whose "at most the base" entries fall back on another bound.
+pub struct K2With<F> {
+    /// The main table.
+    pub k2: Packed2,
+    /// The fallback.
+    pub fallback: F,
+}
+
+impl<F: Fallback> Lookup for K2With<F> {
     #[inline(always)]
     fn prefetch(&self, idx: u64) {
         self.k2.prefetch(idx)
     }
     #[inline(always)]
-    fn value(&self, idx: u64, fallback: u8) -> u8 {
-        match self.k2.get(idx) {
-            0 => fallback.max(self.h0.get(idx >> self.shift)),
-            s => self.k2.base() + s,
-        }
-    }
-    #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
-        match self.k2.get(idx) {
-            0 => None,
-            s => Some(self.k2.base() + s),
-        }
+        self.k2.first(idx)
     }
     #[inline(always)]
     fn at_most(&self) -> u8 {
         self.k2.base()
     }
     #[inline(always)]
-    fn prefetch_fallback(&self, idx: u64) {
-        self.h0.prefetch(idx >> self.shift)
+    fn prefetch_fallback(&self, pr: &Probe) {
+        self.fallback.prefetch(pr)
     }
     #[inline(always)]
-    fn fallback(&self, idx: u64) -> u8 {
-        self.h0.get(idx >> self.shift)
+    fn fallback(&self, pr: &Probe) -> u8 {
+        self.fallback.get(pr)
     }
 }
 
@@ -116,13 +150,18 @@ pub struct Pruner<L> {
     pub eo_bits: u32,
 }
 
-/// Where the main-table entry of a position is, and its corner bound.
+/// Where the main-table entry of a position is, its corner bound, and what a fallback
+/// reads (the edges of the position transformed to its corner-class representative).
 #[derive(Clone, Copy, Default)]
-pub(super) struct Probe {
+pub struct Probe {
     /// Corner distance (a lower bound on its own).
-    pub(super) cd: u8,
+    pub cd: u8,
+    /// Edge separation (< 34650).
+    pub esep: u16,
+    /// Edge-orientation bits, bit `i` for position `i`.
+    pub eo: u16,
     /// Main-table index.
-    pub(super) idx: u64,
+    pub idx: u64,
 }
 
 impl<L: Lookup> Pruner<L> {
@@ -132,24 +171,29 @@ impl<L: Lookup> Pruner<L> {
         self.cocsep.get(self.coords.cocsep_raw(c))
     }
 
+    /// The [`Probe`] of `c`, whose corner word is `w`.
     #[inline(always)]
-    pub(super) fn index(&self, c: &Cube, w: u32) -> u64 {
+    pub(super) fn probe(&self, c: &Cube, w: u32) -> Probe {
         let class = (w & 0xfff) as u64;
         let t = (w >> 12 & 63) as usize;
         let (esep, eo) = self.coords.edges(c, t);
-        ((class * ESEP as u64 + esep as u64) << self.eo_bits)
-            | super::super::coords::eo_part(eo, self.eo_bits)
+        Probe {
+            cd: (w >> 18) as u8,
+            esep: esep as u16,
+            eo: eo as u16,
+            idx: ((class * ESEP as u64 + esep as u64) << self.eo_bits)
+                | super::super::coords::eo_part(eo, self.eo_bits),
+        }
     }
 
     /// The full estimate of one position (no early exit).
     pub fn estimate(&self, c: &Cube) -> u8 {
-        let w = self.corner_word(c);
-        let cd = (w >> 18) as u8;
-        cd.max(self.table.value(self.index(c, w), cd))
+        let pr = self.probe(c, self.corner_word(c));
+        pr.cd.max(self.table.value(&pr))
     }
 
     /// The table index of `c` (for tests and tools).
     pub fn table_index(&self, c: &Cube) -> u64 {
-        self.index(c, self.corner_word(c))
+        self.probe(c, self.corner_word(c)).idx
     }
 }

@@ -9,6 +9,7 @@ use crate::TableMemory;
 use proto::backoff::Backoff;
 use proto::catalog;
 use std::sync::Arc;
+use tables::progress::Silent;
 use tokio::time::sleep;
 use tonic::Code;
 
@@ -31,6 +32,20 @@ pub async fn prepare(config: &WorkerConfig) -> Result<Prepared, WorkerError> {
     let choice = config.tables.clone();
     let memory = config.memory;
     let blocking = tokio::task::spawn_blocking(move || {
+        // A directory made before eoesep existed gets it here (a few seconds); where it
+        // cannot be written (a read-only volume), the tables keep their h48h0k4 fallback.
+        let present = catalog::all().iter().filter(|e| e.present(&dir));
+        for entry in present {
+            match crate::catalog::build_missing_fallback(&dir, entry, &Silent) {
+                Ok(true) => tracing::info!(table = entry.name, "built the eoesep fallback"),
+                Ok(false) => {}
+                Err(error) => {
+                    tracing::warn!(%error, "could not build the eoesep fallback; searching \
+                                            with the older h48h0k4 fallback where present");
+                    break;
+                }
+            }
+        }
         let tables = TableSet::check(&dir, &choice).map_err(WorkerError::Tables)?;
         fits(&tables, memory)?;
         let engines = tables.open(memory).map_err(WorkerError::Tables)?;
