@@ -122,7 +122,7 @@ run_cs() {
     "${limit[@]}" --format jsonl >"$WORK/out" 2>"$WORK/err" || rc=$?
   if [ -n "$MAX_LENGTH" ] && grep -q "no solution of at most $MAX_LENGTH moves" "$WORK/err"; then
     local nodes; nodes=$(head -n 1 "$WORK/trace" | sed -n 's/.*"nodes":\([0-9]*\).*/\1/p')
-    echo "$(cat "$WORK/t") none ${nodes:--} - -"
+    echo "$(tail -n 1 "$WORK/t") none ${nodes:--} - -"
     return
   fi
   [ "$rc" = 0 ] || { cat "$WORK/err" >&2; echo "- 0 - - -"; return; }
@@ -132,7 +132,7 @@ run_cs() {
   nodes=$(sed -n 's/.*"nodes":\([0-9]*\).*/\1/p' <<<"$line")
   millis=$(sed -n 's/.*"millis":\([0-9.]*\).*/\1/p' <<<"$line")
   sol=$(sed -n 's/.*"solution":"\([^"]*\)".*/\1/p' <<<"$line")
-  echo "$(cat "$WORK/t") ${len:-0} ${nodes:--} ${millis:--} ${sol:-}"
+  echo "$(tail -n 1 "$WORK/t") ${len:-0} ${nodes:--} ${millis:--} ${sol:-}"
 }
 run_nissy() {
   local limit=()
@@ -145,9 +145,9 @@ run_nissy() {
   local len; len=$(wc -w <<<"$sol")
   if [ -z "$sol" ]; then
     len=0
-    [ -z "$MAX_LENGTH" ] || ! grep -q "No solutions found" "$WORK/out" || len=none
+    [ -z "$MAX_LENGTH" ] || ! grep -q "No solutions found" "$WORK/err" || len=none
   fi
-  echo "$(cat "$WORK/t") $len ${nodes:--} - ${sol:--}"
+  echo "$(tail -n 1 "$WORK/t") $len ${nodes:--} - ${sol:--}"
 }
 solves() { [ "$("$CS" show --no-color "$1 $2" | tail -n 1)" = "$SOLVED" ]; }
 

@@ -276,6 +276,48 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
     assert!(stdout(&o).contains("FAILED"), "{}", stdout(&o));
 }
 
+/// A directory made before eoesep existed (a 2-bit table beside cocsep and h48h0k4, no
+/// eoesep) keeps working: the first solve builds the missing fallback, says so, and
+/// answers the optimum; `tables list` then shows it present.
+#[test]
+fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
+    let dir = scratch("no-eoesep");
+    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
+        let src = tables_dir().join(f);
+        if !src.exists() {
+            let o = cubeswarm(&["tables", "build", "h48h0k4"]);
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+        std::fs::copy(&src, dir.join(f)).unwrap();
+    }
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+            .arg("--tables-dir")
+            .arg(&dir)
+            .args(args)
+            .env("XDG_CACHE_HOME", dir.join("cache"))
+            .output()
+            .unwrap()
+    };
+    // h48h0k2 made the old way: converted from h48h0k4, no fallback built beside it.
+    let o = run(&["tables", "build", "h48h0k2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::remove_file(dir.join("eoesep.tbl")).unwrap();
+    let o = run(&["tables", "list"]);
+    let row = stdout(&o).lines().find(|l| l.starts_with("eoesep ")).map(String::from);
+    assert!(row.as_deref().is_some_and(|r| r.contains("missing")), "{row:?}");
+    let o = run(&["solve", "--table", "h48h0k2", "--format", "jsonl", "R U2 F' L D2 B"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("eoesep"), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(v["length"], 6);
+    assert_eq!(v["optimal"], true);
+    assert!(dir.join("eoesep.tbl").exists());
+    let o = run(&["tables", "list"]);
+    let row = stdout(&o).lines().find(|l| l.starts_with("eoesep ")).map(String::from);
+    assert!(row.as_deref().is_some_and(|r| r.contains("present")), "{row:?}");
+}
+
 /// A table whose body was damaged in place (8,000,000 bytes flipped) never answers: a
 /// solve reads the body once, refuses the file with its name and the reason, and writes
 /// no record; a solve on the intact file is remembered in the user's cache, and the

@@ -263,11 +263,11 @@ def table_sizes(binary):
 
 
 def table_files(name):
-    """The files a worker maps for a table (the catalog's, with the fallback h48h0k4 that
-    `tables fetch` brings along for h48hNk2, N >= 1)."""
+    """The files a worker maps for a table (the catalog's, with the fallback eoesep that
+    `tables fetch` brings along for the 2-bit tables h48hNk2)."""
     if name == "twophase":
         return ["twophase-fsym", "twophase-p1", "twophase-p2"]
-    fallback = ["h48h0k4"] if re.fullmatch(r"h48h([1-9]|1[01])k2", name) else []
+    fallback = ["eoesep"] if re.fullmatch(r"h48h([0-9]|1[01])k2", name) else []
     return [name, "cocsep"] + fallback
 
 
