@@ -23,7 +23,8 @@
 //! For [`parse_moves`], tokens are separated by whitespace. A token is a face letter
 //! (`U R F D L B`) followed by nothing (quarter turn clockwise), `2` (half turn), `'` or
 //! `’` (anticlockwise), or `2'` (a half turn written with a prime, which is the same move).
-//! `1` and `3` are accepted as in some datasets (`U1 = U`, `U3 = U'`).
+//! `1` and `3` are accepted as in some datasets (`U1 = U`, `U3 = U'`), and `3'` is three
+//! anticlockwise quarter turns (`U3' = U`), as [`parse_alg`] reads it.
 
 mod frame;
 mod lexer;
@@ -93,9 +94,9 @@ fn parse_token(tok: &str) -> Result<Move, &'static str> {
     };
     let rest: String = chars.collect();
     let power = match rest.as_str() {
-        "" | "1" => 1,
+        "" | "1" | "3'" | "3’" => 1,
         "2" | "2'" | "2’" | "'2" | "’2" => 2,
-        "'" | "’" | "3" | "3'" | "3’" => 3,
+        "'" | "’" | "3" => 3,
         _ => return Err("the suffix after the face letter must be nothing, 2, or ' (prime)"),
     };
     Ok(Move::new(face, power))

@@ -22,6 +22,20 @@ fn parses_all_spellings() {
     assert_eq!(format_moves(&m), "U U2 U' U2 U' R' F B");
 }
 
+/// Every spelling of a face move means the same to both readers.
+#[test]
+fn both_readers_agree_on_every_face_move_spelling() {
+    for face in "URFDLB".chars() {
+        for suffix in [
+            "", "1", "2", "2'", "2’", "'2", "’2", "'", "’", "3", "3'", "3’",
+        ] {
+            let text = format!("{face}{suffix}");
+            assert_eq!(parse_moves(&text), parse_alg(&text), "{text}");
+        }
+    }
+    assert_eq!(format_moves(&moves("U3 U3' U1")), "U' U U");
+}
+
 #[test]
 fn round_trips_every_move() {
     for m in Move::ALL {
@@ -106,6 +120,7 @@ fn every_form_expands_to_its_face_moves() {
         ("(x U)'", "U'"),
         ("y (R U)' y'", "U' B'"),
         ("[x: U]", "F"),
+        ("r U R' x (R U)'", "L F R' D' R'"),
         // Comments, newlines and pauses.
         ("R // a comment ( [\nU\n\n. F", "R U F"),
         ("R//c\r\nU", "R U"),
