@@ -58,15 +58,16 @@ pub struct NotationError {
 ///   brackets); as in cubing.js a bracket takes no amount: `([A, B])2`;
 /// - `//` to the end of the line is a comment, `.` (a pause) does nothing.
 ///
-/// Layer-numbered moves of bigger cubes (`2R`, `3Rw`) are refused, as is a sequence that
-/// expands to more than 100 000 turns.
+/// Layer-numbered moves of bigger cubes (`2R`, `3Rw`) are refused, as are brackets that
+/// add more than 1 000 000 turns in all (`(R)99999999`); turns written out count nothing
+/// towards that, so a plain scramble may be as long as you like.
 ///
 /// The result is the cube the sequence makes, relative to its centres: a slice, wide move
 /// or rotation moves the centres, and the face moves returned name each layer by the
 /// centre it turns around. So `x` alone is the empty sequence, `x U x'` is `F`, `r` is
 /// `L` and `M2 U M2 U2 M2 U M2` is an H permutation of the U layer.
 pub fn parse_alg(s: &str) -> Result<Vec<Move>, NotationError> {
-    let turns = parser::parse(&lexer::tokenize(s))?;
+    let turns = parser::parse(lexer::tokenize(s))?;
     Ok(frame::face_moves(&turns))
 }
 

@@ -74,21 +74,40 @@ fn punctuation(c: char) -> Option<Kind> {
     })
 }
 
+/// The tokens of a text, cut one at a time (a scramble may be millions of moves long).
+pub(super) struct Tokens<'a> {
+    text: &'a str,
+    /// (character offset, (byte offset, character)) of what is left.
+    chars: std::iter::Peekable<std::iter::Enumerate<std::str::CharIndices<'a>>>,
+    /// Tokens cut so far.
+    count: usize,
+}
+
 /// Cuts `s` into tokens. Never fails: what a token means is the parser's question.
-pub(super) fn tokenize(s: &str) -> Vec<Token<'_>> {
-    let mut out = Vec::new();
-    // (character offset, (byte offset, character))
-    let mut chars = s.char_indices().enumerate().peekable();
-    while let Some(&(offset, (start, c))) = chars.peek() {
-        if c.is_whitespace() {
-            chars.next();
-            continue;
-        }
-        if s[start..].starts_with("//") {
-            while chars.next_if(|&(_, (_, c))| c != '\n').is_some() {}
-            continue;
-        }
-        chars.next();
+pub(super) fn tokenize(s: &str) -> Tokens<'_> {
+    Tokens {
+        text: s,
+        chars: s.char_indices().enumerate().peekable(),
+        count: 0,
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        let s = self.text;
+        let (offset, start, c) = loop {
+            let &(offset, (start, c)) = self.chars.peek()?;
+            if c.is_whitespace() {
+                self.chars.next();
+            } else if s[start..].starts_with("//") {
+                while self.chars.next_if(|&(_, (_, c))| c != '\n').is_some() {}
+            } else {
+                self.chars.next();
+                break (offset, start, c);
+            }
+        };
         let mut end = start + c.len_utf8();
         let kind = punctuation(c).unwrap_or(Kind::Word);
         let continues = |b: usize, c: char| match kind {
@@ -98,17 +117,17 @@ pub(super) fn tokenize(s: &str) -> Vec<Token<'_>> {
             }
             _ => false,
         };
-        while let Some((_, (b, c))) = chars.next_if(|&(_, (b, c))| continues(b, c)) {
+        while let Some((_, (b, c))) = self.chars.next_if(|&(_, (b, c))| continues(b, c)) {
             end = b + c.len_utf8();
         }
-        out.push(Token {
+        self.count += 1;
+        Some(Token {
             kind,
             text: &s[start..end],
-            index: out.len() + 1,
+            index: self.count,
             offset,
-        });
+        })
     }
-    out
 }
 
 #[cfg(test)]
@@ -116,7 +135,7 @@ mod tests {
     use super::*;
 
     fn texts(s: &str) -> Vec<&str> {
-        tokenize(s).iter().map(|t| t.text).collect()
+        tokenize(s).map(|t| t.text).collect()
     }
 
     #[test]
@@ -132,7 +151,7 @@ mod tests {
 
     #[test]
     fn tokens_know_their_number_and_character_offset() {
-        let t = tokenize("é R  [U");
+        let t: Vec<Token> = tokenize("é R  [U").collect();
         assert_eq!(t.len(), 4);
         assert_eq!((t[1].text, t[1].index, t[1].offset), ("R", 2, 2));
         assert_eq!(

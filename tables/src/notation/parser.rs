@@ -12,23 +12,28 @@
 //! where it belongs.
 
 use super::frame::{Axis, Family, Turn};
-use super::lexer::{is_amount_char, Kind, Shape, Token};
+use super::lexer::{is_amount_char, Kind, Shape, Token, Tokens};
 use super::NotationError;
 use crate::moves::Face;
 
 /// Brackets nested deeper than this are refused (the parser recurses once per level).
 pub(super) const MAX_DEPTH: usize = 64;
-/// Sequences expanding to more turns than this are refused (`(R)99999999`).
-pub(super) const MAX_TURNS: usize = 100_000;
+/// At most this many turns may be added by brackets (repetitions, the inverses in
+/// commutators and conjugates), so that `(R)99999999` is refused rather than written out.
+/// Turns written out in the text count nothing: a plain scramble has no limit.
+pub(super) const MAX_ADDED: usize = 1_000_000;
 
-const TOO_LONG: &str = "the sequence expands to more than 100000 turns";
+const TOO_LONG: &str = "brackets add more than 1000000 turns to the scramble";
 const AMOUNT: &str = "an amount is nothing, a number, ' (prime), or a number then '";
 
-/// Reads the whole token list.
-pub(super) fn parse(tokens: &[Token<'_>]) -> Result<Vec<Turn>, NotationError> {
-    let mut p = Parser { tokens, next: 0 };
+/// Reads the whole text.
+pub(super) fn parse(tokens: Tokens<'_>) -> Result<Vec<Turn>, NotationError> {
+    let mut p = Parser {
+        tokens: tokens.peekable(),
+        added: 0,
+    };
     let turns = p.sequence(0)?;
-    match p.tokens.get(p.next) {
+    match p.tokens.next() {
         None => Ok(turns),
         Some(t) => Err(t.error(match t.kind {
             Kind::Close(Shape::Paren) => "this ) closes no (",
@@ -38,41 +43,41 @@ pub(super) fn parse(tokens: &[Token<'_>]) -> Result<Vec<Turn>, NotationError> {
     }
 }
 
-struct Parser<'t, 'a> {
-    tokens: &'t [Token<'a>],
-    /// The next token to read.
-    next: usize,
+struct Parser<'a> {
+    tokens: std::iter::Peekable<Tokens<'a>>,
+    /// Turns added by brackets so far (see [`MAX_ADDED`]).
+    added: usize,
 }
 
-impl<'a> Parser<'_, 'a> {
+impl<'a> Parser<'a> {
     /// Items up to (not including) the next closing bracket, separator or the end.
     fn sequence(&mut self, depth: usize) -> Result<Vec<Turn>, NotationError> {
         let mut out = Vec::new();
-        while let Some(t) = self.tokens.get(self.next).copied() {
-            let turns = match t.kind {
+        while let Some(&t) = self.tokens.peek() {
+            match t.kind {
                 Kind::Close(_) | Kind::Comma | Kind::Colon => break,
-                Kind::Word => {
-                    self.next += 1;
-                    word(&t)?.into_iter().collect()
-                }
                 Kind::Open(_) if depth >= MAX_DEPTH => {
                     return Err(t.error("brackets nested more than 64 deep"))
                 }
-                Kind::Open(Shape::Paren) => {
-                    self.next += 1;
-                    self.group(&t, depth + 1)?
-                }
-                Kind::Open(Shape::Square) => {
-                    self.next += 1;
-                    self.bracket(&t, depth + 1)?
-                }
-            };
-            if out.len() + turns.len() > MAX_TURNS {
-                return Err(t.error(TOO_LONG));
+                _ => {}
             }
-            out.extend(turns);
+            self.tokens.next();
+            match t.kind {
+                Kind::Open(Shape::Paren) => out.extend(self.group(&t, depth + 1)?),
+                Kind::Open(Shape::Square) => out.extend(self.bracket(&t, depth + 1)?),
+                _ => out.extend(word(&t)?),
+            }
         }
         Ok(out)
+    }
+
+    /// Counts `n` turns added by the bracket ending at `close`.
+    fn add(&mut self, n: usize, close: &Token<'_>) -> Result<(), NotationError> {
+        self.added = self.added.saturating_add(n);
+        if self.added > MAX_ADDED {
+            return Err(close.error(TOO_LONG));
+        }
+        Ok(())
     }
 
     /// After `(`: the group, its `)` and amount.
@@ -86,9 +91,7 @@ impl<'a> Parser<'_, 'a> {
         }
         let (count, inverse) = amount(&close.text[1..]).ok_or_else(|| close.error(AMOUNT))?;
         let count = usize::try_from(count).unwrap_or(usize::MAX);
-        if body.len().saturating_mul(count) > MAX_TURNS {
-            return Err(close.error(TOO_LONG));
-        }
+        self.add(body.len().saturating_mul(count.saturating_sub(1)), &close)?;
         let once: Vec<Turn> = if inverse { undo(&body).collect() } else { body };
         Ok(once.repeat(count))
     }
@@ -117,12 +120,9 @@ impl<'a> Parser<'_, 'a> {
             Kind::Close(Shape::Paren) => return Err(close.error("this ) closes a [, not a (")),
             _ => return Err(close.error("[A, B] or [A: B] holds one comma or colon")),
         }
-        // Each part is under MAX_TURNS: no overflow.
-        let total = 2 * a.len() + if commutator { 2 } else { 1 } * b.len();
-        if total > MAX_TURNS {
-            return Err(close.error(TOO_LONG));
-        }
-        let mut out = Vec::with_capacity(total);
+        let inverses = a.len() + if commutator { b.len() } else { 0 };
+        self.add(inverses, &close)?;
+        let mut out = Vec::with_capacity(a.len() + b.len() + inverses);
         out.extend_from_slice(&a);
         out.extend_from_slice(&b);
         out.extend(undo(&a));
@@ -138,12 +138,7 @@ impl<'a> Parser<'_, 'a> {
         open: &Token<'a>,
         unclosed: &'static str,
     ) -> Result<Token<'a>, NotationError> {
-        let t = *self
-            .tokens
-            .get(self.next)
-            .ok_or_else(|| open.error(unclosed))?;
-        self.next += 1;
-        Ok(t)
+        self.tokens.next().ok_or_else(|| open.error(unclosed))
     }
 }
 
@@ -153,7 +148,7 @@ fn undo(turns: &[Turn]) -> impl Iterator<Item = Turn> + '_ {
 }
 
 /// An amount's text read as (count, inverse): `""` is once, `2'` twice inverted. The
-/// count saturates (a group's count is checked against [`MAX_TURNS`] later). `'2` is read
+/// count saturates (what a group adds is checked against [`MAX_ADDED`]). `'2` is read
 /// as `2'`, as the face-move reader always has; `’` is a prime too.
 fn amount(text: &str) -> Option<(u64, bool)> {
     let (digits, inverse) = match text.strip_suffix(['\'', '’']) {
@@ -219,26 +214,19 @@ fn word(t: &Token<'_>) -> Result<Option<Turn>, NotationError> {
 
 /// The family a move's letters name.
 fn family(name: &str) -> Option<Family> {
-    Some(match name {
-        "M" => Family::Slice(Face::L),
-        "E" => Family::Slice(Face::D),
-        "S" => Family::Slice(Face::F),
-        "x" => Family::Rotation(Axis::X),
-        "y" => Family::Rotation(Axis::Y),
-        "z" => Family::Rotation(Axis::Z),
-        _ => {
-            let (letter, rest) = name.split_at(name.chars().next()?.len_utf8());
-            let upper = Face::ALL
-                .into_iter()
-                .find(|f| f.letter().to_string() == letter);
-            let lower = Face::ALL
-                .into_iter()
-                .find(|f| f.letter().to_ascii_lowercase().to_string() == letter);
-            match (upper, lower, rest) {
-                (Some(f), _, "") => Family::Face(f),
-                (Some(f), _, "w") | (_, Some(f), "") => Family::Wide(f),
-                _ => return None,
-            }
-        }
+    let face = |c: char| Face::ALL.into_iter().find(|f| f.letter() == c);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    Some(match (first, chars.as_str()) {
+        ('M', "") => Family::Slice(Face::L),
+        ('E', "") => Family::Slice(Face::D),
+        ('S', "") => Family::Slice(Face::F),
+        ('x', "") => Family::Rotation(Axis::X),
+        ('y', "") => Family::Rotation(Axis::Y),
+        ('z', "") => Family::Rotation(Axis::Z),
+        (c, "") if c.is_ascii_uppercase() => Family::Face(face(c)?),
+        (c, "") => Family::Wide(face(c.to_ascii_uppercase())?),
+        (c, "w") if c.is_ascii_uppercase() => Family::Wide(face(c)?),
+        _ => return None,
     })
 }

@@ -171,19 +171,21 @@ fn errors_name_the_token_and_the_reason() {
             ")99999999999999999999999",
             3,
             4,
-            "more than 100000",
+            "more than 1000000",
         ),
-        ("((R U)300)300", ")300", 6, 9, "more than 100000"),
+        ("((R U)1000)1000", ")1000", 6, 10, "more than 1000000"),
         (
-            "[[[[[[[(R)1000, U], U], U], U], U], U], U]",
+            "[[[[[[[(R)10000, U], U], U], U], U], U], U]",
             "]",
             31,
-            41,
-            "more than 100000",
+            42,
+            "more than 1000000",
         ),
     ];
     for (text, token, index, offset, reason) in cases {
-        let e = parse_alg(text).unwrap_err();
+        let Err(e) = parse_alg(text) else {
+            panic!("{text}: read as moves")
+        };
         assert_eq!(
             (e.token.as_str(), e.index, e.offset),
             (token, index, offset),
@@ -208,10 +210,20 @@ fn nesting_is_bounded_and_never_overflows_the_stack() {
     ] {
         assert!(parse_alg(&s).is_err());
     }
-    // The limit on turns is on turns, not on the length of the text.
-    let long = "R U ".repeat(parser::MAX_TURNS / 2);
-    assert_eq!(alg(&long).len(), parser::MAX_TURNS);
-    assert!(parse_alg(&format!("{long} F")).is_err());
+    // The limit is on the turns brackets add, not on the length of the text.
+    let long = "R U ".repeat(parser::MAX_ADDED);
+    assert_eq!(alg(&long).len(), 2 * parser::MAX_ADDED);
+    assert_eq!(alg(&format!("({long})")).len(), 2 * parser::MAX_ADDED);
+    for added in [
+        format!("({long})2"),
+        format!("[{long}: R]"),
+        format!("[R, {long}]"),
+    ] {
+        let Err(e) = parse_alg(&added) else {
+            panic!("{}...: read as moves", &added[..12])
+        };
+        assert!(e.reason.contains("more than 1000000"), "{e}");
+    }
 }
 
 // ---- Hand-checked algorithms -------------------------------------------------------
