@@ -4,7 +4,7 @@
 //! ```text
 //! sequence := item*
 //! item     := WORD | "(" sequence ")" amount | "[" sequence ("," | ":") sequence "]"
-//! amount   := "" | digits | "'" | digits "'"
+//! amount   := "" | digits | "'" | digits "'"    (and "'" digits, read as digits "'")
 //! ```
 //! A word is a move: a family (`R`, `Rw`, `r`, `M`, `x`, ...) and an amount, or `.`, a
 //! pause that does nothing. Inverting a group inverts its turns (reversed, each undone)
