@@ -95,7 +95,8 @@ enum Command {
     Solve(solve_cmd::SolveArgs),
     /// Print a position as a cube net and its facelet string.
     Show {
-        /// A scramble ("R U R' U'") or a 54-character facelet string.
+        /// A scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2", "[r, U]") or a
+        /// 54-character facelet string.
         position: String,
         /// Plain letters even on a terminal.
         #[arg(long)]

@@ -78,7 +78,8 @@ fn method_parser() -> impl TypedValueParser<Value = Method> {
 /// Flags of `solve`.
 #[derive(Args)]
 pub struct SolveArgs {
-    /// A scramble ("R U R' U'") or a 54-character facelet string (URFDLB order).
+    /// A scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2", "[r, U]") or a
+    /// 54-character facelet string (URFDLB order).
     position: Option<String>,
     /// Solver.
     #[arg(long, value_parser = method_parser(), default_value_t = Method::Optimal)]

@@ -71,6 +71,56 @@ fn bad_input_is_one_clear_line_and_nonzero_exit() {
     assert!(stderr(&o).to_lowercase().contains("flip"), "{}", stderr(&o));
 }
 
+/// A scramble in cubing.js notation: slices, wide moves, rotations, brackets, comments
+/// and newlines, each the cube its face moves make (seen from the centres).
+#[test]
+fn show_reads_cubing_js_notation() {
+    let facelets = |position: &str| {
+        let o = cubeswarm(&["show", "--no-color", position]);
+        assert!(o.status.success(), "{position:?}: {}", stderr(&o));
+        stdout(&o).lines().last().unwrap_or_default().to_string()
+    };
+    let h = facelets("M2 U M2 U2 M2 U M2");
+    assert_eq!(h, facelets("R2 U2 R U2 R2 U2 R2 U2 R U2 R2"));
+    assert_ne!(h, facelets(""));
+    assert_eq!(facelets("[R,U]"), facelets("R U R' U'"));
+    assert_eq!(
+        facelets("(R U R' U')3"),
+        facelets("R U R' U' R U R' U' R U R' U'")
+    );
+    assert_eq!(
+        facelets("r U R' // wide\nx (R U)'"),
+        facelets("L F R' D' R'")
+    );
+    assert_eq!(facelets("x y z2"), facelets(""));
+}
+
+/// A bad scramble fails as a bad face move does, naming the token and saying why.
+#[test]
+fn notation_errors_name_the_token_and_the_reason() {
+    let bad_move = cubeswarm(&["show", "R U Q2"]);
+    for (position, token, place, reason) in [
+        ("R [U, ", "\"[\"", "token 2 (character 2)", "never closed"),
+        (
+            "[R, U]2",
+            "\"]2\"",
+            "token 5 (character 5)",
+            "takes no amount",
+        ),
+        ("R 3Rw", "\"3Rw\"", "token 2 (character 2)", "layer numbers"),
+    ] {
+        let o = cubeswarm(&["show", position]);
+        assert!(!o.status.success(), "{position}");
+        assert_eq!(o.status.code(), bad_move.status.code(), "{position}");
+        let err = stderr(&o);
+        assert!(
+            err.contains(token) && err.contains(place) && err.contains(reason),
+            "{position}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
 #[test]
 fn twophase_batch_keeps_order_and_reports_bad_lines() {
     let dir = scratch("batch");

@@ -4,7 +4,7 @@
 //! - [`cube`]: the cubie-level cube (permutation + orientation), composition, inverse,
 //!   legality checks.
 //! - [`moves`]: the 18 face moves of the half-turn metric.
-//! - [`notation`]: parsing and formatting move sequences.
+//! - [`notation`]: reading scrambles (cubing.js notation) and move lists, writing moves.
 //! - [`canonical`]: the canonical-move rule shared by every search and the splitter.
 //! - [`position`]: [`Position`], a checked cube, and parsing text into one.
 //! - [`symmetry`]: the 48 symmetries (and the 16 that keep the UD axis), conjugation.
@@ -20,7 +20,7 @@ pub mod symmetry;
 
 pub use cube::{Cube, CubieError};
 pub use moves::{Face, Move};
-pub use notation::{format_moves, parse_moves, NotationError};
+pub use notation::{format_moves, parse_alg, parse_moves, NotationError};
 pub use position::{ParseError, Position};
 pub use random::SplitMix64;
 pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};

@@ -1,14 +1,38 @@
-//! Move-sequence notation: parsing `U U2 U' U2' U’ ...` and formatting back.
+//! Move-sequence notation: reading scrambles and move lists, and writing moves back.
 //!
-//! Tokens are separated by whitespace. A token is a face letter (`U R F D L B`) followed by
-//! nothing (quarter turn clockwise), `2` (half turn), `'` or `’` (anticlockwise), or `2'`
-//! (a half turn written with a prime, which is the same move). `1` and `3` are accepted as
-//! in some datasets (`U1 = U`, `U3 = U'`). Anything else is refused with its text and its
-//! place in the input.
+//! Two readers, for two kinds of text:
+//! - [`parse_alg`] reads a scramble as cubing.js writes 3x3x3 algorithms: face moves, wide
+//!   moves, slices, rotations, groups with repetition and inverse, commutators,
+//!   conjugates and `//` comments. It returns face moves whose cube is the cube the
+//!   sequence makes, seen from its centres (whole-cube turns factored out).
+//! - [`parse_moves`] reads a plain list of face moves, the form solutions are written in.
+//!
+//! Both report a bad token with its text, its 1-based token number, its 0-based character
+//! offset and the reason ([`NotationError`]).
+//!
+//! # Layout
+//! - this file: the error, the face-move reader and writer;
+//! - `lexer`: the scramble text cut into tokens (moves, brackets, separators);
+//! - `parser`: the tokens read into turns, groups and brackets expanded;
+//! - `frame`: turns of slices, wide moves and rotations rewritten as face moves, by
+//!   following where each centre is;
+//! - `tests`: both readers' cases and the hand-checked algorithms; `stickers`: a
+//!   sticker-level model of every turn, against which the rewriting is tested.
+//!
+//! # Face-move lists
+//! For [`parse_moves`], tokens are separated by whitespace. A token is a face letter
+//! (`U R F D L B`) followed by nothing (quarter turn clockwise), `2` (half turn), `'` or
+//! `’` (anticlockwise), or `2'` (a half turn written with a prime, which is the same move).
+//! `1` and `3` are accepted as in some datasets (`U1 = U`, `U3 = U'`), and `3'` is three
+//! anticlockwise quarter turns (`U3' = U`), as [`parse_alg`] reads it.
+
+mod frame;
+mod lexer;
+mod parser;
 
 use crate::moves::{Face, Move};
 
-/// A token that is not a move.
+/// A token that is not a move, or brackets that do not fit together.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("bad move {token:?} at token {index} (character {offset}): {reason}")]
 pub struct NotationError {
@@ -20,6 +44,31 @@ pub struct NotationError {
     pub offset: usize,
     /// What is wrong with it.
     pub reason: &'static str,
+}
+
+/// Reads a scramble in cubing.js notation (3x3x3 moves only) as face moves.
+///
+/// Accepted, separated by whitespace (newlines included):
+/// - face moves `U R F D L B`, wide moves `Uw Rw Fw Dw Lw Bw` or `u r f d l b`, slices
+///   `M E S` (turning as `L D F` do) and rotations `x y z` (as `R U F` do), each with an
+///   amount: nothing, a number, `'` (anticlockwise) or a number then `'` (`R2'`); an
+///   amount is taken mod 4 (`R5' = R'`);
+/// - `(A)n` and `(A)n'`: `A` repeated `n` times, or its inverse repeated;
+/// - `[A, B]` = `A B A' B'` and `[A: B]` = `A B A'`, nested as deep as needed (up to 64
+///   brackets); as in cubing.js a bracket takes no amount: `([A, B])2`;
+/// - `//` to the end of the line is a comment, `.` (a pause) does nothing.
+///
+/// Layer-numbered moves of bigger cubes (`2R`, `3Rw`) are refused, as are brackets that
+/// add more than 1 000 000 turns in all (`(R)99999999`); turns written out count nothing
+/// towards that, so a plain scramble may be as long as you like.
+///
+/// The result is the cube the sequence makes, relative to its centres: a slice, wide move
+/// or rotation moves the centres, and the face moves returned name each layer by the
+/// centre it turns around. So `x` alone is the empty sequence, `x U x'` is `F`, `r` is
+/// `L` and `M2 U M2 U2 M2 U M2` is an H permutation of the U layer.
+pub fn parse_alg(s: &str) -> Result<Vec<Move>, NotationError> {
+    let turns = parser::parse(lexer::tokenize(s))?;
+    Ok(frame::face_moves(&turns))
 }
 
 fn face_of(c: char) -> Option<Face> {
@@ -39,22 +88,23 @@ fn parse_token(tok: &str) -> Result<Move, &'static str> {
     let first = chars.next().ok_or("empty token")?;
     let face = match face_of(first) {
         Some(f) => f,
-        None if "urfdlbxyzMES".contains(first) => return Err(
-            "wide moves, slice moves and rotations are not supported; use face moves U R F D L B",
+        None if "urfdlbxyzMES([".contains(first) => return Err(
+            "a move list here holds face moves U R F D L B only; wide moves, slices, rotations and brackets are read in scrambles",
         ),
         None => return Err("a move starts with one of the face letters U R F D L B"),
     };
     let rest: String = chars.collect();
     let power = match rest.as_str() {
-        "" | "1" => 1,
+        "" | "1" | "3'" | "3’" => 1,
         "2" | "2'" | "2’" | "'2" | "’2" => 2,
-        "'" | "’" | "3" | "3'" | "3’" => 3,
+        "'" | "’" | "3" => 3,
         _ => return Err("the suffix after the face letter must be nothing, 2, or ' (prime)"),
     };
     Ok(Move::new(face, power))
 }
 
-/// Parses a whitespace-separated move sequence. The empty string is the empty sequence.
+/// Parses a whitespace-separated list of face moves (see the module documentation). The
+/// empty string is the empty sequence.
 pub fn parse_moves(s: &str) -> Result<Vec<Move>, NotationError> {
     let mut out = Vec::new();
     let mut index = 0;
@@ -109,38 +159,6 @@ pub fn invert_moves(moves: &[Move]) -> Vec<Move> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_all_spellings() {
-        let m = parse_moves("U U2 U' U2' U’ R3 F1  \t B").unwrap();
-        assert_eq!(format_moves(&m), "U U2 U' U2 U' R' F B");
-    }
-
-    #[test]
-    fn round_trips_every_move() {
-        for m in Move::ALL {
-            assert_eq!(parse_moves(&m.to_string()).unwrap(), vec![m]);
-        }
-    }
-
-    #[test]
-    fn empty_is_empty() {
-        assert!(parse_moves("").unwrap().is_empty());
-        assert!(parse_moves("   ").unwrap().is_empty());
-    }
-
-    #[test]
-    fn bad_token_reports_text_and_position() {
-        let e = parse_moves("R U X2 F").unwrap_err();
-        assert_eq!(e.token, "X2");
-        assert_eq!(e.index, 3);
-        assert_eq!(e.offset, 4);
-        let e = parse_moves("R U4").unwrap_err();
-        assert_eq!(e.token, "U4");
-        assert_eq!(e.index, 2);
-        let e = parse_moves("r").unwrap_err();
-        assert!(e.reason.contains("wide"));
-    }
-}
+mod stickers;
+#[cfg(test)]
+mod tests;

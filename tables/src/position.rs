@@ -5,7 +5,7 @@
 //! from the wire cannot reach a search unchecked.
 
 use crate::facelet::{from_facelets, FaceletError};
-use crate::{parse_moves, Cube, CubieError, NotationError};
+use crate::{parse_alg, Cube, CubieError, NotationError};
 
 /// A legal, solvable cube.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -36,12 +36,13 @@ impl Position {
         Ok(Position(cube))
     }
 
-    /// Parses a scramble ("R U R' U'") or a 54-character facelet string (URFDLB order).
+    /// Parses a scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2",
+    /// "[r, U]", see [`parse_alg`]) or a 54-character facelet string (URFDLB order).
     pub fn parse(text: &str) -> Result<Position, ParseError> {
         let cube = if looks_like_facelets(text) {
             from_facelets(text.trim()).map_err(ParseError::Facelets)?
         } else {
-            Cube::from_moves(&parse_moves(text).map_err(ParseError::Notation)?)
+            Cube::from_moves(&parse_alg(text).map_err(ParseError::Notation)?)
         };
         Position::new(cube).map_err(ParseError::Unsolvable)
     }
@@ -65,10 +66,11 @@ impl Position {
     }
 }
 
-/// Is this text meant as a facelet string? One token, longer than any move token.
+/// Is this text meant as a facelet string? One token, longer than any usual move token,
+/// with no bracket (`[R,U]` is a scramble).
 pub fn looks_like_facelets(s: &str) -> bool {
     let t = s.trim();
-    !t.chars().any(char::is_whitespace) && t.chars().count() > 4
+    !t.chars().any(|c| c.is_whitespace() || "()[]".contains(c)) && t.chars().count() > 4
 }
 
 #[cfg(test)]
@@ -82,6 +84,12 @@ mod tests {
         let f = crate::facelet::to_facelets(a.cube());
         assert_eq!(Position::parse(&f).unwrap(), a);
         assert!(Position::parse("").unwrap().cube().is_solved());
+        // Scrambles in cubing.js notation, with and without spaces around brackets.
+        let h = Position::parse("R2 U2 R U2 R2 U2 R2 U2 R U2 R2").unwrap();
+        assert_eq!(Position::parse("M2 U M2 U2 M2 U M2").unwrap(), h);
+        assert_eq!(Position::parse("[R,U]").unwrap(), a);
+        assert_eq!(Position::parse("(R U R' U')").unwrap(), a);
+        assert!(Position::parse("x y").unwrap().cube().is_solved());
     }
 
     #[test]
@@ -143,7 +151,7 @@ mod tests {
         /// Strings over the facelet alphabet and move letters (the inputs that get
         /// furthest into the parsers) never panic either.
         #[test]
-        fn near_miss_strings_never_panic(s in "[URFDLBX2' ]{0,60}") {
+        fn near_miss_strings_never_panic(s in "[URFDLBXMrxw2' ()\\[\\],:]{0,60}") {
             if let Ok(p) = Position::parse(&s) {
                 prop_assert!(p.cube().check().is_ok());
             }
