@@ -171,7 +171,13 @@ pub fn optimal_table(dir: &Path, table: Option<&str>) -> anyhow::Result<String> 
         eprintln!("table {name} is not in {}; building it…", dir.display());
         worker::catalog::build_entry(dir, entry, &Bars::new(true))?;
     }
-    worker::catalog::build_missing_fallback(dir, entry, &Bars::new(true))?;
+    if let Some(f) = worker::catalog::missing_fallback(dir, entry) {
+        eprintln!(
+            "{f}, the fallback of table {name}, is not in {}; building it (4.6 MB, seconds)…",
+            dir.display()
+        );
+        worker::catalog::build_file(dir, f, &Bars::new(true))?;
+    }
     Ok(name)
 }
 

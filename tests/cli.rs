@@ -354,9 +354,22 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     assert!(o.status.success(), "{}", stderr(&o));
     std::fs::remove_file(dir.join("eoesep.tbl")).unwrap();
     let o = run(&["tables", "list"]);
-    let row = stdout(&o).lines().find(|l| l.starts_with("eoesep ")).map(String::from);
-    assert!(row.as_deref().is_some_and(|r| r.contains("missing")), "{row:?}");
-    let o = run(&["solve", "--table", "h48h0k2", "--format", "jsonl", "R U2 F' L D2 B"]);
+    let row = stdout(&o)
+        .lines()
+        .find(|l| l.starts_with("eoesep "))
+        .map(String::from);
+    assert!(
+        row.as_deref().is_some_and(|r| r.contains("missing")),
+        "{row:?}"
+    );
+    let o = run(&[
+        "solve",
+        "--table",
+        "h48h0k2",
+        "--format",
+        "jsonl",
+        "R U2 F' L D2 B",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("eoesep"), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -364,8 +377,14 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     assert_eq!(v["optimal"], true);
     assert!(dir.join("eoesep.tbl").exists());
     let o = run(&["tables", "list"]);
-    let row = stdout(&o).lines().find(|l| l.starts_with("eoesep ")).map(String::from);
-    assert!(row.as_deref().is_some_and(|r| r.contains("present")), "{row:?}");
+    let row = stdout(&o)
+        .lines()
+        .find(|l| l.starts_with("eoesep "))
+        .map(String::from);
+    assert!(
+        row.as_deref().is_some_and(|r| r.contains("present")),
+        "{row:?}"
+    );
 }
 
 /// A table whose body was damaged in place (8,000,000 bytes flipped) never answers: a
@@ -439,6 +458,9 @@ fn a_table_damaged_in_place_is_refused_before_it_answers() {
 #[test]
 fn a_damaged_twophase_p2_is_named_and_p1_is_not_blamed() {
     let dir = scratch("damaged-p2");
+    // The shared test tables may not be built yet when this test runs first.
+    let o = cubeswarm(&["tables", "build", "twophase", "--if-missing"]);
+    assert!(o.status.success(), "{}", stderr(&o));
     for f in ["twophase-fsym.tbl", "twophase-p1.tbl"] {
         std::fs::hard_link(tables_dir().join(f), dir.join(f))
             .or_else(|_| std::fs::copy(tables_dir().join(f), dir.join(f)).map(|_| ()))

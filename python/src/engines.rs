@@ -66,7 +66,13 @@ pub fn choose(dir: &Path, method: Method, table: Option<&str>) -> PyResult<Strin
         );
         worker::catalog::build_entry(dir, entry, &Stderr).map_err(table_error)?;
     }
-    worker::catalog::build_missing_fallback(dir, entry, &Stderr).map_err(table_error)?;
+    if let Some(f) = worker::catalog::missing_fallback(dir, entry) {
+        eprintln!(
+            "cubeswarm: {f}, the fallback of table {name}, is not in {}; building it…",
+            dir.display()
+        );
+        worker::catalog::build_file(dir, f, &Stderr).map_err(table_error)?;
+    }
     Ok(name)
 }
 

@@ -73,24 +73,16 @@ pub fn verify_once(dir: &Path, entry: &Entry, progress: &dyn Progress) -> Result
     Ok(())
 }
 
-/// Builds the fallback of `entry` (eoesep, a few seconds) into `dir` when the table is
-/// present and its fallback is not: a directory made before eoesep existed gets it on its
-/// next solve instead of searching with the weaker h48h0k4 fallback. Returns whether it
-/// built it.
-pub fn build_missing_fallback(
-    dir: &Path,
-    entry: &Entry,
-    progress: &dyn Progress,
-) -> Result<bool, Error> {
+/// The fallback file of `entry` (eoesep) when the table is present in `dir` and its
+/// fallback is not: a directory made before eoesep existed, which a front end builds it
+/// into (a few seconds, [`build_file`]) rather than searching with the weaker h48h0k4
+/// fallback.
+pub fn missing_fallback(dir: &Path, entry: &Entry) -> Option<&'static str> {
     let fallback = h48::eoesep::NAME;
-    if !entry.optional.contains(&fallback)
-        || !entry.present(dir)
-        || table_path(dir, fallback).exists()
-    {
-        return Ok(false);
-    }
-    h48::eoesep::Eoesep::build(dir, progress)?;
-    Ok(true)
+    (entry.optional.contains(&fallback)
+        && entry.present(dir)
+        && !table_path(dir, fallback).exists())
+    .then_some(fallback)
 }
 
 /// Builds the table `name` into `dir` ([`build_entry`]).

@@ -34,16 +34,18 @@ pub async fn prepare(config: &WorkerConfig) -> Result<Prepared, WorkerError> {
     let blocking = tokio::task::spawn_blocking(move || {
         // A directory made before eoesep existed gets it here (a few seconds); where it
         // cannot be written (a read-only volume), the tables keep their h48h0k4 fallback.
-        let present = catalog::all().iter().filter(|e| e.present(&dir));
-        for entry in present {
-            match crate::catalog::build_missing_fallback(&dir, entry, &Silent) {
-                Ok(true) => tracing::info!(table = entry.name, "built the eoesep fallback"),
-                Ok(false) => {}
-                Err(error) => {
-                    tracing::warn!(%error, "could not build the eoesep fallback; searching \
-                                            with the older h48h0k4 fallback where present");
-                    break;
-                }
+        let missing = catalog::all()
+            .iter()
+            .find_map(|e| crate::catalog::missing_fallback(&dir, e));
+        if let Some(file) = missing {
+            match crate::catalog::build_file(&dir, file, &Silent) {
+                Ok(()) => tracing::info!(file, "built the fallback table"),
+                Err(error) => tracing::warn!(
+                    file,
+                    %error,
+                    "could not build the fallback table; searching with the older h48h0k4 \
+                     fallback where present"
+                ),
             }
         }
         let tables = TableSet::check(&dir, &choice).map_err(WorkerError::Tables)?;
