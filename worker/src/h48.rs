@@ -137,9 +137,8 @@ impl H48Solver {
         H48Solver::open_with(dir, table, TableMemory::default())
     }
 
-    /// [`H48Solver::open`], reading the main table (and an h48h0k4 fallback) as `memory`
-    /// says: from private huge-page copies (the default) or straight from the maps. The
-    /// 4.6 MB eoesep is read from its map either way.
+    /// [`H48Solver::open`], reading the main table and its fallback as `memory`
+    /// says: from private huge-page copies (the default) or straight from the maps.
     pub fn open_with(dir: &Path, table: &str, memory: TableMemory) -> Result<Self, Error> {
         let huge = memory == TableMemory::HugePages;
         let kind = TableKind::parse(table).ok_or_else(|| Error::UnknownTable(table.into()))?;
@@ -166,7 +165,7 @@ impl H48Solver {
                     cocsep,
                     table: K2With {
                         k2,
-                        fallback: Eoesep::open(dir)?,
+                        fallback: Eoesep::open(dir)?.in_memory(huge),
                     },
                     eo_bits,
                 })

@@ -262,6 +262,19 @@ impl Eoesep {
         })
     }
 
+    /// The table in a private huge-page copy when `huge` (as the main table is read), else
+    /// as it was opened.
+    pub fn in_memory(self, huge: bool) -> Eoesep {
+        if huge {
+            Eoesep {
+                table: self.table.to_huge_pages(),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// The table's bound for a position with edge separation `esep` and orientation bits
     /// `eo`.
     #[inline(always)]
