@@ -146,3 +146,19 @@ def test_solve_many_refuses_one_string_and_bad_settings(tables_dir):
         cubeswarm.solve_many("R U", tables_dir=tables_dir)
     with pytest.raises(cubeswarm.SettingsError, match="max_length"):
         cubeswarm.solve_many(["R U"], max_length=99, tables_dir=tables_dir)
+
+
+def test_scrambles_in_the_cubers_notation(tables_dir):
+    # The H permutation written with slices is the same position as with face moves, and
+    # a rotation alone is no position at all (the cube is read from its centres).
+    h_slices = "M2 U M2 U2 M2 U M2"
+    h_faces = "R2 U2 R U2 R2 U2 R2 U2 R U2 R2"
+    assert cubeswarm.facelets(h_slices) == cubeswarm.facelets(h_faces)
+    assert cubeswarm.facelets("x y2 z'") == cubeswarm.facelets("")
+    s = cubeswarm.solve(h_slices, tables_dir=tables_dir, threads=2)
+    check(h_slices, s)
+    assert s.optimal and s.length == 10  # in face turns: each M2 is two of them
+    commutator = "[R U R', U] // a comment"
+    assert cubeswarm.facelets(commutator) == cubeswarm.facelets("R U R' U R U' R' U'")
+    with pytest.raises(cubeswarm.PositionError, match="token"):
+        cubeswarm.facelets("R [U, ")
