@@ -163,6 +163,26 @@ mod tests {
     }
 
     #[test]
+    fn a_present_two_bit_table_without_eoesep_asks_for_it() {
+        let dir = std::env::temp_dir().join(format!("cubeswarm-fallback-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let h3 = catalog::find("h48h3k2").unwrap();
+        let h0k4 = catalog::find("h48h0k4").unwrap();
+        // Nothing present: nothing to build beside it.
+        assert_eq!(missing_fallback(&dir, h3), None);
+        // The table's files present (their contents are not read here), eoesep missing.
+        for f in h3.files.iter().chain(h0k4.files) {
+            std::fs::write(table_path(&dir, f), b"").unwrap();
+        }
+        assert_eq!(missing_fallback(&dir, h3), Some(h48::eoesep::NAME));
+        // The 4-bit h0 table has no fallback.
+        assert_eq!(missing_fallback(&dir, h0k4), None);
+        std::fs::write(table_path(&dir, h48::eoesep::NAME), b"").unwrap();
+        assert_eq!(missing_fallback(&dir, h3), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn unknown_names_are_errors() {
         let dir = std::env::temp_dir().join("cubeswarm-catalog-none");
         assert!(matches!(
