@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# Table fetch over loopback, two binaries side by side (docs/performance.md, "Issue 18:
-# fetch throughput").
+# Table fetch over loopback, two binaries side by side (docs/performance.md, "Fetch").
 #
 #   bench/fetch-throughput.sh OLD_BIN NEW_BIN TABLES_DIR FILE ROUNDS SCRATCH
 #

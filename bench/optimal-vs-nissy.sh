@@ -45,8 +45,8 @@
 #
 # Huge pages: cubeswarm asks for them (madvise) for its copy of the table; nissy-core's
 # table buffer gets them only when transparent huge pages are "always". The setting
-# changes nissy-core's time by about 1.5x on h3 (see docs/performance.md), so the script
-# prints it; compare under both when it matters (as root:
+# changes nissy-core's time by up to about 1.5x on h3 (see docs/performance.md), so the
+# script prints it; compare under both when it matters (as root:
 # `echo always > /sys/kernel/mm/transparent_hugepage/enabled`, and back to `madvise`).
 set -euo pipefail
 NISSY=${1:?nissy-core checkout (with ./run built by its ./build.sh shell)}

@@ -47,8 +47,8 @@ pub use twophase::TwoPhaseSolver;
 pub enum TableMemory {
     /// A private copy in transparent huge pages (the table's size per process). Random
     /// lookups then rarely miss the TLB, which makes the lookup-bound searches faster
-    /// (measured: two-phase 10–30 %, H48 see the README) and their speed steadier; the
-    /// default.
+    /// (measured: two-phase 10–30 %, H48 see docs/performance.md) and their speed
+    /// steadier; the default.
     #[default]
     HugePages,
     /// Straight from the read-only memory maps, shared by every process on the machine
