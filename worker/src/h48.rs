@@ -8,6 +8,8 @@
 //!   separation, reduced by the 8 symmetries that keep every axis).
 //! - [`tables`](mod@tables): table names and sizes, building (`h48h0k4` with the generic
 //!   generator, `h48hNk2` with [`gen_k2`]) and opening.
+//! - [`gen_k2`]: the generation of the 2-bit tables h48hNk2 and their bases.
+//! - [`checkpoint`]: a k2 build's checkpoints, from which a killed build resumes.
 //! - [`search`](mod@search): the search primitive, `search(position, prefix, depth,
 //!   max_solutions, stop)`, with every refinement of the seed (inverse estimate,
 //!   tight bounds, NISS-style switching with premoves, lookup reuse, prefetching).
