@@ -133,8 +133,8 @@ impl H48Solver {
     /// Opens `cocsep` and the main table `table` (for example `h48h3k2`) from `dir`,
     /// checking both headers. A 2-bit table's entries "at most the base" fall back on
     /// `eoesep` when `dir` has it ([`eoesep`]; [`build_table`] always builds it), else,
-    /// for h48hNk2 with N >= 1, on h48h0k4 when `dir` has it (a directory made before
-    /// eoesep existed), else on the corner bound alone.
+    /// for h48hNk2 with N >= 1, on h48h0k4 when `dir` has it, else on the corner bound
+    /// alone.
     pub fn open(dir: &Path, table: &str) -> Result<Self, Error> {
         H48Solver::open_with(dir, table, TableMemory::default())
     }
