@@ -1,5 +1,25 @@
 //! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
-//! library crates (`tables`, `worker`, `coordinator`) and the command modules here.
+//! library crates (`tables`, `proto`, `worker`, `coordinator`) and the command modules
+//! here.
+//!
+//! # Layout
+//! - `solve_cmd`: `solve`, one position or a file of them through the embedded default,
+//!   or through a cluster with `--coordinator`.
+//! - `local`: the embedded default's executors (the in-process executor seen as a
+//!   coordinator executor, its huge-page copy made in the background), the table a solve
+//!   uses, and the check of its files first.
+//! - `remote_solve`: `solve --coordinator`, the cluster client library with a progress bar.
+//! - `solve_to`: `solve --to`, a position solved to a target pattern.
+//! - `trace_cmd`: `solve --trace`, one optimal search recorded for `bench split`.
+//! - `show`: `show`, a position drawn as a cube net with its facelet string.
+//! - `tables_cmd`: `tables list | build | verify | fetch`.
+//! - `bench_cmd`: `bench`: the core operations, both solvers, the coordinator at scale,
+//!   and a probe of the machine.
+//! - `split_cmd`: `bench split`, a recorded search replayed under other splittings.
+//! - `coordinator_cmd`: `coordinator`, the cluster's scheduler behind gRPC.
+//! - `worker_cmd`: `worker`, this machine's engines serving a coordinator.
+//! - `status_cmd`: `status`, a cluster at a glance, once or refreshed.
+//! - `progress`: `Bars`, the progress bars of long table work (drawn on a terminal only).
 //!
 //! Exit status: 0 success (for `solve`: every line solved); 1 the command failed (bad
 //! flags or input found before solving, a table, the output, the cluster refused or was

@@ -6,8 +6,15 @@
 //!   leases, dispatch, results, in-order records, as [`Action`]s for a driver.
 //! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
 //!   depth (lower bound first, ranking by the previous depth's node counts, early start).
-//! - [`executor`]: the [`Executor`] trait that the in-process executor, the cluster's
-//!   remote workers and the simulation's fakes implement, and their [`ExecutorEvent`]s.
+//! - [`cut`]: how one depth of a split position is cut into jobs of about equal predicted
+//!   nodes (heavy prefixes cut into their children).
+//! - `pool` (private): the executors the scheduler knows, indexed by free slots and lease
+//!   renewal so that dispatch and leases stay cheap with a thousand executors.
+//! - `inflight` (private): a request's lines in flight, a window indexed by sequence
+//!   number that releases records in input order.
+//! - [`executor`]: the [`Executor`] trait (implemented by the in-process executor, the
+//!   cluster's remote workers, the benches' and the simulation's fakes) and the
+//!   [`ExecutorEvent`]s executors report.
 //! - [`input`]: input lines (skipped, position, not UTF-8) and the windowed reader.
 //! - [`driver`]: the [`Driver`], the one loop of the coordinator: scheduler, executors,
 //!   requests and clock, fed with [`Event`]s; leases enforced; requests end with their
@@ -24,8 +31,8 @@
 //!   [`splitsim`]: its replay through the real scheduler in simulated time (`cubeswarm
 //!   bench split`).
 //!
-//! Everything but [`server`] is transport-agnostic: it knows nothing of thread pools,
-//! table files or the network.
+//! Everything but [`server`] and [`client`] is transport-agnostic: it knows nothing of
+//! thread pools, table files or the network.
 #![warn(missing_docs)]
 
 pub mod client;

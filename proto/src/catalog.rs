@@ -7,7 +7,7 @@
 //! | --- | --- | --- | --- |
 //! | `twophase` | two-phase | `twophase-fsym`, `twophase-p1`, `twophase-p2` | `twophase-p1m` (faster phase 1; built by name only) |
 //! | `h48h0k4` | optimal | `h48h0k4`, `cocsep` | |
-//! | `h48hNk2`, N = 0..=11 | optimal | `h48hNk2`, `cocsep` | `eoesep` (fallback; `h48h0k4` in a directory made before it, N >= 1) |
+//! | `h48hNk2`, N = 0..=11 | optimal | `h48hNk2`, `cocsep` | `eoesep` (fallback; in a directory without it, `h48h0k4` for N >= 1) |
 //!
 //! Every other list of tables (the `tables` command, the unknown-table message, the largest
 //! H48 table present) is made from this one. Building and opening the tables is the
@@ -25,8 +25,8 @@ pub const TWOPHASE: &str = "twophase";
 pub const COCSEP: &str = "cocsep";
 
 /// The fallback table of the 2-bit H48 tables: the edges' orientation and separation,
-/// reduced by the 8 symmetries that keep every axis (`worker::h48::eoesep`). A directory
-/// made before it existed has h48h0k4 instead, which the solver reads in its place.
+/// reduced by the 8 symmetries that keep every axis (`worker::h48::eoesep`). In a
+/// directory without it the solver reads h48h0k4 in its place, when present.
 pub const EOESEP: &str = "eoesep";
 
 /// Classes of the edge separation under the 8 symmetries that keep every axis.

@@ -10,7 +10,9 @@
 //! - `engines`: the tables directory, the table to use, opened engines kept per process.
 //! - `pool`: the in-process executor as a coordinator executor (what the CLI runs).
 //! - `wait`: work on a thread while the GIL is released, signals checked meanwhile.
-//! - `solve`: `solve` and `SolveMany` over the coordinator's embedded run.
+//! - `solve`: `solve` and `SolveMany` over the coordinator's embedded run (a one-position
+//!   two-phase `solve` calls the engine directly: a run's set-up would cost more than
+//!   the search).
 //! - `cluster`: a cluster's client run and status.
 //! - `cube`: facelets, apply, random states, positions relative to a target.
 //! - `tables_fns`: list, build, verify.

@@ -1,5 +1,6 @@
 //! `solve` (one position) and `SolveMany` (an iterable of them, results in input order)
-//! over the coordinator's embedded run: the path of the CLI's `solve`.
+//! over the coordinator's embedded run, the path of the CLI's `solve`; except a
+//! one-position two-phase `solve`, which runs the engine directly (`solve_direct`).
 
 use crate::engines;
 use crate::errors::{chain, err, Kind};

@@ -74,9 +74,8 @@ pub fn verify_once(dir: &Path, entry: &Entry, progress: &dyn Progress) -> Result
 }
 
 /// The fallback file of `entry` (eoesep) when the table is present in `dir` and its
-/// fallback is not: a directory made before eoesep existed, which a front end builds it
-/// into (a few seconds, [`build_file`]) rather than searching with the weaker h48h0k4
-/// fallback.
+/// fallback is not: a front end builds it there (a few seconds, [`build_file`]) rather
+/// than search with the weaker h48h0k4 fallback.
 pub fn missing_fallback(dir: &Path, entry: &Entry) -> Option<&'static str> {
     let fallback = h48::eoesep::NAME;
     (entry.optional.contains(&fallback)

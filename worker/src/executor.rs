@@ -1,12 +1,12 @@
 //! The in-process executor: jobs in, results out.
 //!
 //! - [`Engines`]: the opened solvers of a process, by table name.
-//! - [`run_job`]: THE entry point of both engines: one [`Job`] on the calling thread,
-//!   one [`JobResult`] back (a job that cannot run is a result with a [`JobError`], never
-//!   a panic).
-//! - [`Executor`]: one long-lived rayon pool for the process; each submitted job runs
-//!   [`run_job`] on one of its threads, can be cancelled by id, and hands its result
-//!   to a callback.
+//! - [`run_job`]: the entry point of both engines for a job: one [`Job`] on the calling
+//!   thread, one [`JobResult`] back (a job that cannot run is a result with a
+//!   [`JobError`], never a panic).
+//! - [`Executor`]: a rayon pool that lives as long as the executor (a local run's, or
+//!   one per connection of a worker process); each submitted job runs [`run_job`] on one
+//!   of its threads, can be cancelled by id, and hands its result to a callback.
 //!
 //! A panic in a search is a bug, and it costs its own position only: it is caught around
 //! each position of a batch (that position's answer is [`JobError::Internal`], the others

@@ -8,6 +8,8 @@
 //!   separation, reduced by the 8 symmetries that keep every axis).
 //! - [`tables`](mod@tables): table names and sizes, building (`h48h0k4` with the generic
 //!   generator, `h48hNk2` with [`gen_k2`]) and opening.
+//! - [`gen_k2`]: the generation of the 2-bit tables h48hNk2 and their bases.
+//! - [`checkpoint`]: a k2 build's checkpoints, from which a killed build resumes.
 //! - [`search`](mod@search): the search primitive, `search(position, prefix, depth,
 //!   max_solutions, stop)`, with every refinement of the seed (inverse estimate,
 //!   tight bounds, NISS-style switching with premoves, lookup reuse, prefetching).
@@ -131,8 +133,8 @@ impl H48Solver {
     /// Opens `cocsep` and the main table `table` (for example `h48h3k2`) from `dir`,
     /// checking both headers. A 2-bit table's entries "at most the base" fall back on
     /// `eoesep` when `dir` has it ([`eoesep`]; [`build_table`] always builds it), else,
-    /// for h48hNk2 with N >= 1, on h48h0k4 when `dir` has it (a directory made before
-    /// eoesep existed), else on the corner bound alone.
+    /// for h48hNk2 with N >= 1, on h48h0k4 when `dir` has it, else on the corner bound
+    /// alone.
     pub fn open(dir: &Path, table: &str) -> Result<Self, Error> {
         H48Solver::open_with(dir, table, TableMemory::default())
     }

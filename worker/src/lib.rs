@@ -1,25 +1,32 @@
-//! The search engines.
+//! The search engines, their executor, and the worker process.
 //!
 //! # Layout
 //! - [`h48`]: the H48 optimal solver (IDA* over H48 pruning tables), built on the search
-//!   primitive `search(position, prefix, depth, max_solutions, stop)`.
-//! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions.
+//!   primitive `search(position, prefix, depth, max_solutions, stop)`; its tables, their
+//!   builds and checkpoints.
+//! - [`twophase`]: Kociemba's two-phase solver for fast near-optimal solutions, and its
+//!   tables.
+//! - [`Engine`] (`engine`): an opened solver of either method, named by its catalog table.
 //! - [`catalog`]: building and opening the tables of [`proto::catalog`] (every solver
-//!   table a job can name, its files, sizes and method) as [`Engine`]s.
+//!   table a job can name, its files, sizes and method) as [`Engine`]s; the check of their
+//!   files before a search.
+//! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
+//!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
+//!   [`Executor`] (a rayon pool running submitted jobs, cancellable by id).
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
+//! - [`Error`] (`error`): the one error type (tables read or built, settings,
+//!   verification, the executor's threads).
 //! - [`failpoint`]: the test seam that makes the executor panic on one position
 //!   (`CUBESWARM_FAILPOINT`).
-//! - [`Error`] (`error`): the one error type (tables, verification).
+//! - [`remote`]: the worker process: its tables checked (or fetched) once, a gRPC session
+//!   with the coordinator running jobs on an [`Executor`], reconnection, draining on
+//!   shutdown, and the health probes.
+//! - `direct` (private): large files written around the page cache (`O_DIRECT`): a
+//!   fetched table's body and a build's checkpoint.
 //!
 //! Both engines answer one position with a [`proto::PositionResult`] (its `line` and
 //! `micros` set by the executor) and take [`proto::ValidSettings`]: settings are checked
 //! once, at the boundary, by [`proto::Settings::validate`].
-//! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
-//!   [`proto::Job`] on the calling thread: the one entry point of both engines) and
-//!   [`Executor`] (one long-lived rayon pool running submitted jobs, cancellable by id).
-//! - [`remote`]: the worker process: its tables checked (or fetched) once, a gRPC session
-//!   with the coordinator running jobs on an [`Executor`], reconnection, draining on
-//!   shutdown, and the health probes.
 #![warn(missing_docs)]
 
 pub mod catalog;

@@ -13,6 +13,8 @@
 //!   (fetch, check, open, serve) that `cubeswarm worker` calls.
 //! - [`health`]: the probes over HTTP (axum, like the coordinator's metrics): `/healthz`
 //!   (the process runs) and `/readyz` (tables checked, not draining).
+//! - [`memory_fit`](mod@memory_fit): whether this host's memory holds the tables as
+//!   `--memory` asks, or which way it can, decided before the worker reports ready.
 //!
 //! Liveness never depends on the coordinator: a worker whose coordinator is away keeps
 //! retrying and stays live; only a refusal (wrong token, other version, a table whose

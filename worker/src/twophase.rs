@@ -10,6 +10,7 @@
 //!   then completed by phase-2 IDA* within the remaining budget.
 //! - `short` (private): plain IDA* up to [`SHORT_OPTIMAL_DEPTH`] moves with the phase-1
 //!   table of all three axes as heuristic, so short scrambles get optimal answers.
+//! - `huge` (private): the tables' 4-bit view over a map or its huge-page copy.
 //! - [`bench`](mod@bench): CPU time per position on uniformly random states.
 //!
 //! [`TwoPhaseSolver`] holds the tables behind an `Arc`: clone it freely and solve many

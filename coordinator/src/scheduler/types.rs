@@ -5,7 +5,7 @@ use crate::executor::ExecutorId;
 use proto::{Job, JobId};
 use tables::{Move, Position};
 
-/// How the scheduler cuts work (what is asked is in [`Settings`]).
+/// How the scheduler cuts work (what is asked is in [`Settings`](proto::Settings)).
 #[derive(Clone, Debug)]
 pub struct Config {
     /// How long a dispatched job may go without a word from its executor before it is

@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 /// A 4-bit table that many threads can fill at once, for generators.
 ///
-/// Every entry starts as [`UNSET`] (15). Entries live in native-endian `u64` words of 16
-/// entries each, updated with compare-and-swap; [`AtomicPacked4::into_packed`] turns the
-/// words into the byte layout of [`Packed4`] in place.
+/// Every entry starts as [`UNSET`](super::UNSET) (15). Entries live in native-endian
+/// `u64` words of 16 entries each, updated with compare-and-swap;
+/// [`AtomicPacked4::into_packed`] turns the words into the byte layout of [`Packed4`] in
+/// place.
 pub struct AtomicPacked4 {
     /// `words * 8` bytes rounded up to 64, viewed only as atomics while `self` exists.
     buf: AlignedBuf,
@@ -20,7 +21,8 @@ pub struct AtomicPacked4 {
 }
 
 impl AtomicPacked4 {
-    /// A table of `entries` entries, all [`UNSET`] (the fill is multi-threaded).
+    /// A table of `entries` entries, all [`UNSET`](super::UNSET) (the fill is
+    /// multi-threaded).
     ///
     /// # Panics
     /// If the table cannot be addressed on this platform (a coordinate-definition bug).
@@ -69,8 +71,9 @@ impl AtomicPacked4 {
         ((w >> ((index & 15) << 2)) & 0xf) as u8
     }
 
-    /// Sets entry `index` to `value` (taken mod 16) if it is still [`UNSET`]; returns whether
-    /// this call set it. Safe to call from many threads: exactly one caller wins each entry.
+    /// Sets entry `index` to `value` (taken mod 16) if it is still
+    /// [`UNSET`](super::UNSET); returns whether this call set it. Safe to call from many
+    /// threads: exactly one caller wins each entry.
     ///
     /// # Panics
     /// If `index >= len()`.

@@ -39,23 +39,23 @@ use tables::{Cube, Move};
 /// Moves walked depth-first after the breadth-first part.
 const TAIL: u8 = 3;
 
-/// The base of h48hNk2 (N = 0..=11). Measured: on h48h3k2 base 8 (0.7% of entries "at
-/// most 8") searches 15% fewer nodes than base 9 (7.5% "at most 9") and builds in 30 s
-/// instead of 13 min (the cost grows about 13-fold per unit of base); on h48h4k2 base 8
-/// searches 6–67% fewer nodes than base 9 and builds in 36 s instead of 6.6 min. On
-/// h48h8k2 base 9 searches 1.05–1.35× fewer nodes than base 10 (nissy-core's) at 17–19
-/// moves and 3.6–6.7× fewer than base 8, and builds in 16 min instead of 2 h 13 min on 2
-/// cores. On h48h9k2 base 9 searches 5–9× fewer nodes than base 8 at 17–19 moves and
-/// builds in 112 s on 16 cores (a 16-core machine, lent once); base 10 was not built there
-/// (about 13 times the build), so h9 takes the best base measured, 9, as h8 does. N = 5..=7
-/// keep nissy-core's bases; h10 and h11 keep its 10, unmeasured: no machine lent here can
-/// build them twice (see docs/performance.md).
+/// The base of h48hNk2 (N = 0..=11), the one measured best where both were built: on
+/// h48h3k2 base 8 (0.7% of entries "at most 8") searches 15% fewer nodes than base 9 (7.5%
+/// "at most 9") and builds in 30 s instead of 13 min (the cost grows about 13-fold per
+/// unit of base); on h48h4k2 base 8 searches 6–67% fewer nodes than base 9 and builds in
+/// 36 s instead of 6.6 min. On h48h8k2 base 9 searches 1.05–1.35× fewer nodes than base 10
+/// (nissy-core's) at 17–19 moves and 3.6–6.7× fewer than base 8, and builds in 16 min
+/// instead of 2 h 13 min on 2 cores. On h48h9k2 base 9 searches 5–9× fewer nodes than base
+/// 8 at 17–19 moves and builds in 112 s on 16 cores; base 10 (about 13 times that build)
+/// is unmeasured, so h9 takes 9, as h8 does. N = 5..=7 use nissy-core's base 9, and h10
+/// and h11 its 10, unmeasured: comparing bases there takes two builds of tens of GB each
+/// (see docs/performance.md).
 pub const BASES: [u8; 12] = [8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 10, 10];
 
 /// Which edges' orientations an h48hNk2 index keeps, recorded as the first header
 /// parameter: 1 = the edges at positions `12 - N .. 12` (BR, then BL, FL, FR, DB, ...:
 /// the E slice first) of the position transformed to its class representative. Tables
-/// written with another layout (0: positions `0 .. N`, before this was chosen) are refused.
+/// written with another layout (0: positions `0 .. N`) are refused.
 pub const EDGE_LAYOUT: u64 = 1;
 
 /// Peak memory of building h48hNk2: the table itself (written to its file in 64 MiB

@@ -8,10 +8,10 @@
 //!    (executor id, heartbeat period, lease). A refusal — UNAUTHENTICATED, PERMISSION_DENIED
 //!    or FAILED_PRECONDITION — ends the worker with the coordinator's reason: retrying
 //!    would not change it.
-//! 2. Jobs run on an in-process [`Executor`] made for this connection (its results go
-//!    back on this connection only: a result never reaches a coordinator that did not
-//!    send the job). Cancel stops a job (its partial result is sent). A heartbeat lists
-//!    the running jobs every period.
+//! 2. Jobs run on an in-process [`Executor`](crate::Executor) made for this connection
+//!    (its results go back on this connection only: a result never reaches a coordinator
+//!    that did not send the job). Cancel stops a job (its partial result is sent). A
+//!    heartbeat lists the running jobs every period.
 //! 3. A lost connection cancels every running job (the coordinator puts them back in its
 //!    queue), and the worker dials again after an exponential backoff with jitter, for
 //!    ever; the backoff starts over after each Welcome.

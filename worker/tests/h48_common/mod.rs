@@ -39,8 +39,8 @@ pub fn h0k4() -> &'static H48Solver {
 
 /// A solver over a 2-bit table: h48h2k2 generated with base 3 (so every value kind of a
 /// 2-bit entry shows up in short searches) next to copies of cocsep and h48h0k4, its
-/// fallback in a directory made before eoesep existed, in `target/test-tables/k2-base3`. Regenerated once per process (it takes
-/// well under a second), so it always matches the current code.
+/// fallback in a directory without eoesep, in `target/test-tables/k2-base3`. Regenerated
+/// once per process (it takes well under a second), so it always matches the current code.
 pub fn h2k2_base3() -> &'static H48Solver {
     static S: OnceLock<H48Solver> = OnceLock::new();
     S.get_or_init(|| {

@@ -1,5 +1,6 @@
 //! What the search reads: the [`Lookup`] of a pruning table (4-bit, 2-bit, 2-bit with
-//! a [`Fallback`]: eoesep, or h48h0k4 in a directory made before it) and the [`Pruner`] that turns a position into its estimate.
+//! a [`Fallback`]: eoesep, or h48h0k4 in a directory without eoesep) and the [`Pruner`]
+//! that turns a position into its estimate.
 
 use super::super::cocsep::Cocsep;
 use super::super::coords::{Coords, ESEP};

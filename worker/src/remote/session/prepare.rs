@@ -32,8 +32,8 @@ pub async fn prepare(config: &WorkerConfig) -> Result<Prepared, WorkerError> {
     let choice = config.tables.clone();
     let memory = config.memory;
     let blocking = tokio::task::spawn_blocking(move || {
-        // A directory made before eoesep existed gets it here (a few seconds); where it
-        // cannot be written (a read-only volume), the tables keep their h48h0k4 fallback.
+        // A directory without eoesep gets it here (a few seconds); where it cannot be
+        // written (a read-only volume), the tables fall back on h48h0k4.
         let missing = catalog::all()
             .iter()
             .find_map(|e| crate::catalog::missing_fallback(&dir, e));
