@@ -3,15 +3,9 @@
 //!
 //! # Layout
 //! - [`scheduler`]: [`Scheduler`], the deterministic state machine: requests, jobs,
-//!   leases, dispatch, results, in-order records, as [`Action`]s for a driver.
-//! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
-//!   depth (lower bound first, ranking by the previous depth's node counts, early start).
-//! - [`cut`]: how one depth of a split position is cut into jobs of about equal predicted
-//!   nodes (heavy prefixes cut into their children).
-//! - `pool` (private): the executors the scheduler knows, indexed by free slots and lease
-//!   renewal so that dispatch and leases stay cheap with a thousand executors.
-//! - `inflight` (private): a request's lines in flight, a window indexed by sequence
-//!   number that releases records in input order.
+//!   leases, dispatch, results, in-order records, as [`Action`]s for a driver; with its
+//!   helpers under it ([`scheduler::deepen`], [`scheduler::cut`], the executor pool and
+//!   the lines in flight).
 //! - [`executor`]: the [`Executor`] trait (implemented by the in-process executor, the
 //!   cluster's remote workers, the benches' and the simulation's fakes) and the
 //!   [`ExecutorEvent`]s executors report.
@@ -36,13 +30,9 @@
 #![warn(missing_docs)]
 
 pub mod client;
-pub mod cut;
-pub mod deepen;
 pub mod driver;
 pub mod executor;
-mod inflight;
 pub mod input;
-mod pool;
 pub mod run;
 pub mod scheduler;
 pub mod server;

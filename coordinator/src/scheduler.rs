@@ -33,11 +33,24 @@
 //! sit in a window indexed by sequence number, and [`Scheduler::progress`] is a few
 //! lookups. Nothing is proportional to the input's size, and little to the number of
 //! executors.
+//!
+//! # Layout
+//! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
+//!   depth (lower bound first, ranking by the previous depth's node counts, early start).
+//! - [`cut`]: how one depth of a split position is cut into jobs of about equal predicted
+//!   nodes (heavy prefixes cut into their children).
+//! - `pool`: the executors the scheduler knows, indexed by free slots and lease renewal so
+//!   that dispatch and leases stay cheap with a thousand executors.
+//! - `inflight`: a request's lines in flight, a window indexed by sequence number that
+//!   releases records in input order.
+//! - `requests`, `dispatch`, `results`, `check`, `pace`, `state`, `types`: the machine's
+//!   own parts (requests in, jobs out, answers taken and checked, jobs per slot, the
+//!   state, the public types).
 
-use crate::deepen::{self, AfterShallow, Deep, Step};
+use self::deepen::{AfterShallow, Deep, Step};
+use self::inflight::InFlight;
+use self::pool::{ExecState, Pool};
 use crate::executor::ExecutorId;
-use crate::inflight::InFlight;
-use crate::pool::{ExecState, Pool};
 use proto::{
     answer_line, BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
     PositionResult, Record, RecordError, Settings, Solved, Stop, SubtreeWork, Work,
@@ -47,8 +60,12 @@ use std::sync::Arc;
 use tables::{Move, Position};
 
 mod check;
+pub mod cut;
+pub mod deepen;
 mod dispatch;
+mod inflight;
 mod pace;
+mod pool;
 mod requests;
 mod results;
 mod state;

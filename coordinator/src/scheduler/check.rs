@@ -69,7 +69,7 @@ impl Scheduler {
                         continue;
                     }
                     let Some(prefix) = (prefixes.get(sub.prefix as usize))
-                        .and_then(|&i| crate::cut::unit_moves(&self.prefixes, i))
+                        .and_then(|&i| super::cut::unit_moves(&self.prefixes, i))
                     else {
                         return Some(reject(p.line, RejectReason::Unasked));
                     };

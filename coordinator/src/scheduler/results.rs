@@ -217,7 +217,9 @@ impl Scheduler {
                 cfg.jobs_per_slot,
                 cfg.job_round_trips,
             );
-            split.deep.groups(&prefixes, depth, slots, per_slot, &cfg)
+            split
+                .deep
+                .groups(&prefixes, depth, slots, per_slot, cfg.job_nodes)
         };
         for (g, prefixes) in groups.into_iter().enumerate() {
             let kind = Kind::Subtrees {

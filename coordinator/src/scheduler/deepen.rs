@@ -12,8 +12,7 @@
 //! solution is asked for); depth `d + 1` begins when `d` is proved empty, or earlier on
 //! idle capacity, its results held back until `d` is proved empty.
 
-use crate::cut::{self, Counts, Plan};
-use crate::scheduler::Config;
+use super::cut::{self, Counts, Plan};
 use proto::{JobId, PositionResult, Settings, Solved, Stop, SubtreeResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use tables::Move;
@@ -360,14 +359,15 @@ impl Deep {
 
     /// The units of `depth` (prefixes, or the descendants of split ones: see [`cut`]), in
     /// rank order, cut into about `slots * per_slot` jobs (more when a job would exceed
-    /// `cfg.job_nodes`). Units found too heavy for a job stay split from here on.
+    /// `job_nodes`, the nodes a job should hold at most). Units found too heavy for a job
+    /// stay split from here on.
     pub fn groups(
         &mut self,
         prefixes: &[Vec<Move>],
         depth: u8,
         slots: usize,
         per_slot: usize,
-        cfg: &Config,
+        job_nodes: u64,
     ) -> Vec<Vec<u32>> {
         let n = prefixes.len();
         if n == 0 {
@@ -406,7 +406,7 @@ impl Deep {
         } else {
             13.0
         };
-        let by_nodes = (total as f64 * scale / cfg.job_nodes.max(1) as f64) as usize;
+        let by_nodes = (total as f64 * scale / job_nodes.max(1) as f64) as usize;
         let plan = Plan {
             jobs: (slots * per_slot.max(1)).max(by_nodes).clamp(1, n),
         };
