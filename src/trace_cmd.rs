@@ -13,7 +13,6 @@ use coordinator::{Event, Executor, ExecutorEvent, Executors, Source};
 use proto::{Job, JobId, JobOutput, JobResult, Record, Settings, Stop, Work};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use tables::Move;
@@ -38,6 +37,9 @@ struct Back {
 struct Log {
     sent: BTreeMap<u64, Sent>,
     back: HashMap<u64, Back>,
+    /// Jobs submitted whose result has not come back yet: each submission sends exactly
+    /// one result, a cancelled one too.
+    outstanding: usize,
 }
 
 /// An executor that notes every job it is sent.
@@ -60,6 +62,7 @@ impl Executor for Noting {
             Work::Batch { .. } => (0, Vec::new()),
         };
         if let Ok(mut log) = self.log.lock() {
+            log.outstanding += 1;
             log.sent.insert(
                 job.id.0,
                 Sent {
@@ -73,6 +76,68 @@ impl Executor for Noting {
     }
     fn cancel(&self, job: JobId) {
         self.inner.cancel(job)
+    }
+}
+
+/// How long the jobs still out when the run ends (cancelled by it; each stops at its next
+/// look at its stop flag) get to send their last results; any still out then is recorded
+/// as lost.
+const LAST_WORDS_LIMIT: Duration = Duration::from_secs(60);
+
+/// Relays `events` to `to`, noting each result in `log`, until the run is over (an
+/// [`Event::Shutdown`], which only [`solve_traced`] sends on this stream) and every job
+/// submitted has sent its result, or [`LAST_WORDS_LIMIT`] after that; or until every
+/// sender of `events` is gone.
+fn relay(
+    events: &mpsc::Receiver<Event>,
+    to: &mpsc::Sender<Event>,
+    log: &Mutex<Log>,
+    start: Instant,
+) {
+    let outstanding = || log.lock().map_or(0, |l| l.outstanding);
+    let mut over: Option<Instant> = None;
+    loop {
+        let ev = match over {
+            None => match events.recv() {
+                Ok(ev) => ev,
+                Err(mpsc::RecvError) => return,
+            },
+            Some(at) => {
+                if outstanding() == 0 {
+                    return;
+                }
+                let left = LAST_WORDS_LIMIT.saturating_sub(at.elapsed());
+                match events.recv_timeout(left) {
+                    Ok(ev) => ev,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        tracing::warn!(
+                            jobs = outstanding(),
+                            "jobs sent no result within {LAST_WORDS_LIMIT:?} of the run's end; \
+                             the trace records them as lost"
+                        );
+                        return;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                }
+            }
+        };
+        if matches!(ev, Event::Shutdown) {
+            over = Some(Instant::now());
+            continue;
+        }
+        if let Event::Executor(ExecutorEvent::Result(_, r)) = &ev {
+            if let Ok(mut log) = log.lock() {
+                log.outstanding = log.outstanding.saturating_sub(1);
+                log.back.insert(
+                    r.id.0,
+                    Back {
+                        end_us: start.elapsed().as_micros() as u64,
+                        result: r.clone(),
+                    },
+                );
+            }
+        }
+        let _ = to.send(ev);
     }
 }
 
@@ -102,7 +167,6 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
         tx: own_tx,
         events,
     } = pool;
-    drop(own_tx);
     let wrapped = executors
         .into_iter()
         .map(|(id, inner)| {
@@ -115,32 +179,10 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
         })
         .collect();
     let (tx, relayed) = mpsc::channel::<Event>();
-    let done = Arc::new(AtomicBool::new(false));
     let relay = {
         let tx = tx.clone();
         let log = Arc::clone(&log);
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || loop {
-            match events.recv_timeout(Duration::from_millis(100)) {
-                Ok(ev) => {
-                    if let Event::Executor(ExecutorEvent::Result(_, r)) = &ev {
-                        if let Ok(mut log) = log.lock() {
-                            log.back.insert(
-                                r.id.0,
-                                Back {
-                                    end_us: start.elapsed().as_micros() as u64,
-                                    result: r.clone(),
-                                },
-                            );
-                        }
-                    }
-                    let _ = tx.send(ev);
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) if done.load(Ordering::Relaxed) => break,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-        })
+        std::thread::spawn(move || relay(&events, &tx, &log, start))
     };
     let pool = Executors {
         executors: wrapped,
@@ -152,7 +194,7 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
         ..coordinator::Config::default()
     };
     let mut got = None;
-    let stats = coordinator::run(
+    let ran = coordinator::run(
         cfg.clone(),
         &pool,
         run.settings.clone(),
@@ -166,11 +208,13 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
             got = Some(r);
             Ok(())
         },
-    )?;
-    // Let the cancelled jobs' last words come in.
-    std::thread::sleep(Duration::from_millis(300));
-    done.store(true, Ordering::Relaxed);
+    );
+    // The run is over: the relay goes on until the jobs still out (the run cancelled
+    // them) have reported.
+    let _ = own_tx.send(Event::Shutdown);
+    drop(own_tx);
     let _ = relay.join();
+    let stats = ran?;
     drop(pool);
     let rec = got.context("no record for the position")?;
     let log = std::mem::take(
@@ -322,4 +366,57 @@ fn build(
         depths,
         jobs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use coordinator::ExecutorId;
+
+    fn result(id: u64) -> Event {
+        Event::Executor(ExecutorEvent::Result(
+            ExecutorId(1),
+            JobResult {
+                id: JobId(id),
+                attempt: 0,
+                micros: 1,
+                output: Ok(JobOutput::Subtrees(Vec::new())),
+            },
+        ))
+    }
+
+    #[test]
+    fn the_relay_ends_once_the_run_is_over_and_every_job_reported() {
+        let log = Mutex::new(Log {
+            outstanding: 2,
+            ..Log::default()
+        });
+        let (tx, events) = mpsc::channel();
+        let (to, relayed) = mpsc::channel();
+        // One job reports during the run, the other only after its end; `tx` stays
+        // open, so the relay can end only by counting.
+        for ev in [result(1), Event::Shutdown, result(2), result(3)] {
+            tx.send(ev).unwrap();
+        }
+        relay(&events, &to, &log, Instant::now());
+        let log = log.into_inner().unwrap();
+        assert_eq!(log.outstanding, 0);
+        let mut back: Vec<u64> = log.back.keys().copied().collect();
+        back.sort();
+        assert_eq!(back, [1, 2]);
+        // Both results went on to the driver; the end of the run did not; the event
+        // after the last result is left unread.
+        assert_eq!(relayed.try_iter().count(), 2);
+        assert!(matches!(events.try_recv(), Ok(Event::Executor(_))));
+    }
+
+    #[test]
+    fn a_run_with_nothing_out_at_its_end_ends_the_relay_at_once() {
+        let log = Mutex::new(Log::default());
+        let (tx, events) = mpsc::channel();
+        let (to, _relayed) = mpsc::channel();
+        tx.send(Event::Shutdown).unwrap();
+        relay(&events, &to, &log, Instant::now());
+        assert!(log.into_inner().unwrap().back.is_empty());
+    }
 }

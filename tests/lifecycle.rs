@@ -13,6 +13,23 @@ use std::time::Duration;
 /// A hard position for the small test table: minutes of search on it.
 const HARD: &str = "U' L2 F L2 B R2 B F' D2 L2 F' D2 F R' B D F' L U' R' U2";
 
+/// Jobs dispatched, and results the coordinator took in (accepted, ignored, or handed
+/// back for another attempt), from one reading of `/metrics`. Every dispatch is answered
+/// by one result; with no worker leaving, every requeue is a result handed back, so the
+/// two are equal once no job is out.
+fn dispatched_and_answered(m: &str) -> (u64, u64) {
+    let v = metrics(
+        m,
+        &[
+            "cubeswarm_jobs_dispatched_total",
+            "cubeswarm_jobs_done_total",
+            "cubeswarm_results_ignored_total",
+            "cubeswarm_jobs_requeued_total",
+        ],
+    );
+    (v[0], v[1] + v[2] + v[3])
+}
+
 #[test]
 fn a_killed_clients_optimal_search_stops_on_the_cluster() {
     let _g = serial();
@@ -34,19 +51,39 @@ fn a_killed_clients_optimal_search_stops_on_the_cluster() {
         client.signal(sig);
         // Within a few seconds the coordinator holds none of its jobs, queued or
         // running (and has told the workers to cancel what ran).
+        let mut dispatched = 0;
         eventually(
             Duration::from_secs(10),
             &format!("SIG{sig}: jobs dropped"),
             || {
-                metric(&m, "cubeswarm_jobs_running") == 0
-                    && metric(&m, "cubeswarm_jobs_queued") == 0
+                let v = metrics(
+                    &m,
+                    &[
+                        "cubeswarm_jobs_running",
+                        "cubeswarm_jobs_queued",
+                        "cubeswarm_jobs_dispatched_total",
+                    ],
+                );
+                dispatched = v[2];
+                v[0] == 0 && v[1] == 0
             },
         );
         drop(client);
-        // And no job is dispatched for it afterwards.
-        let dispatched = metric(&m, "cubeswarm_jobs_dispatched_total");
-        std::thread::sleep(Duration::from_secs(2));
-        assert_eq!(metric(&m, "cubeswarm_jobs_dispatched_total"), dispatched);
+        // And no job is dispatched for it afterwards, not even once the workers' results
+        // of the cancelled jobs are in (the last the coordinator hears of them).
+        eventually(
+            Duration::from_secs(60),
+            &format!("SIG{sig}: every job dispatched answered"),
+            || {
+                let (sent, answered) = dispatched_and_answered(&m);
+                sent != dispatched || answered == sent
+            },
+        );
+        assert_eq!(
+            metric(&m, "cubeswarm_jobs_dispatched_total"),
+            dispatched,
+            "SIG{sig}: jobs dispatched after the client left"
+        );
         assert_eq!(metric(&m, "cubeswarm_jobs_running"), 0);
     }
     assert!(

@@ -364,10 +364,20 @@ pub fn metrics_addr(c: &mut Proc) -> String {
 
 /// A gauge or counter of the coordinator's `/metrics`.
 pub fn metric(addr: &str, name: &str) -> u64 {
+    metrics(addr, &[name])[0]
+}
+
+/// Gauges or counters of the coordinator's `/metrics`, all from one reading.
+pub fn metrics(addr: &str, names: &[&str]) -> Vec<u64> {
     let text = http_get(addr, "/metrics");
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+    names
+        .iter()
+        .map(|name| {
+            text.lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no {name} in:\n{text}"))
+        })
+        .collect()
 }
 
 /// Polls until `ok`, at most `limit`.
