@@ -23,6 +23,19 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// Copies h48h0k4 and cocsep from the shared test tables (built there first if missing)
+/// into `dir`.
+fn copy_h0k4_tables(dir: &std::path::Path) {
+    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
+        let src = tables_dir().join(f);
+        if !src.exists() {
+            let o = cubeswarm(&["tables", "build", "h48h0k4"]);
+            assert!(o.status.success(), "{}", stderr(&o));
+        }
+        std::fs::copy(&src, dir.join(f)).unwrap();
+    }
+}
+
 fn cubeswarm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
         .args(args)
@@ -332,14 +345,7 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
 #[test]
 fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     let dir = scratch("no-eoesep");
-    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
-        let src = tables_dir().join(f);
-        if !src.exists() {
-            let o = cubeswarm(&["tables", "build", "h48h0k4"]);
-            assert!(o.status.success(), "{}", stderr(&o));
-        }
-        std::fs::copy(&src, dir.join(f)).unwrap();
-    }
+    copy_h0k4_tables(&dir);
     let run = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
             .arg("--tables-dir")
@@ -388,14 +394,7 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
 fn a_table_damaged_in_place_is_refused_before_it_answers() {
     let dir = scratch("damaged-body");
     let cache = dir.join("cache");
-    for f in ["h48h0k4.tbl", "cocsep.tbl"] {
-        let src = tables_dir().join(f);
-        if !src.exists() {
-            let o = cubeswarm(&["tables", "build", "h48h0k4"]);
-            assert!(o.status.success(), "{}", stderr(&o));
-        }
-        std::fs::copy(&src, dir.join(f)).unwrap();
-    }
+    copy_h0k4_tables(&dir);
     let solve = || {
         Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
             .args([
