@@ -45,17 +45,28 @@
 //! several tasks on one thread and switch to another task while the prefetched entries
 //! arrive. Nothing allocates per node.
 //!
-//! Layout: [`Lookup`] and [`Pruner`] (what is read) in `search/lookup.rs`, a child's
-//! lazily resolved estimates in `search/estimate.rs`. This file keeps the depth-first
-//! stack machine (`Frame`, `Lane`, `expand`, `Path`): one hot loop over shared private
-//! state, which is why it stays in one module of about 650 lines.
+//! # Layout
+//! - this file: the canonical-order masks, the search's entry points ([`search`],
+//!   [`search_lanes`]) and a lane's stack machine (start, step, finish);
+//! - `lookup`: [`Lookup`] and [`Pruner`], what is read (the tables and their fallbacks);
+//! - `estimate`: a child's estimates, resolved one memory step at a time, and the child;
+//! - `expand`: a node's expansion into its children;
+//! - `frame`: one level of the explicit stack;
+//! - `path`: the node's path and what the search found so far;
+//! - `tests`: the module's tests.
 
 mod estimate;
+mod expand;
+mod frame;
 mod lookup;
+mod path;
 
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
 use self::estimate::{child_inverse, child_normal, Est, Kid};
+use self::expand::expand;
+use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
+use self::path::Path;
 use crate::StopToken;
 use proto::Stop;
 use tables::canonical::{allowed_after, is_canonical, AFTER, START};
@@ -118,80 +129,8 @@ pub struct Found {
     pub invalid: u64,
 }
 
-/// The path of the node being searched and what the search found so far.
-struct Path<'a> {
-    cube: Cube,
-    front: [Move; MAX_DEPTH],
-    nf: usize,
-    back: [Move; MAX_DEPTH],
-    nb: usize,
-    max_solutions: usize,
-    solutions: Vec<Vec<Move>>,
-    stop: &'a StopToken,
-    stopped: bool,
-    /// Why the search stopped (`Exhausted` while it has not).
-    why: Stop,
-    nodes: u64,
-    lookups: u64,
-    check_at: u64,
-    invalid: u64,
-}
-
 /// Nodes between two looks at the stop token.
 const CHECK_EVERY: u64 = 4096;
-
-/// One level of the explicit depth-first stack: the children of a node, generated with
-/// their table entries prefetched, and which of them comes next.
-#[derive(Clone, Copy)]
-struct Frame {
-    kids: [std::mem::MaybeUninit<Kid>; 18],
-    /// The next child to evaluate.
-    next: u8,
-    /// Moves left below the children.
-    rr: u8,
-    /// The node's allowed front and back moves (tight-bound restrictions applied).
-    mf: u32,
-    mb: u32,
-    /// The move that led to the node: 0 none (the root), 1 a front move, 2 a back move.
-    via: u8,
-    /// The node and its inverse (children's cubes are made from them when needed).
-    pn: Cube,
-    pi: Cube,
-    /// `live[..nl]`: the children still in the running, in order.
-    live: [u8; 18],
-    nl: u8,
-    /// Whether every live child's estimates are known (and within the bound).
-    resolved: bool,
-    /// Per face, the estimate its two quarter turns share (see [`expand`]); `Known(0)`
-    /// where none is shared.
-    shared: [Est; 6],
-}
-
-/// `0, 1, …, 17`: every child live.
-const ALL_KIDS: [u8; 18] = {
-    let mut a = [0u8; 18];
-    let mut j = 0;
-    while j < 18 {
-        a[j] = j as u8;
-        j += 1;
-    }
-    a
-};
-
-const EMPTY_FRAME: Frame = Frame {
-    kids: [std::mem::MaybeUninit::uninit(); 18],
-    next: 0,
-    rr: 0,
-    mf: 0,
-    mb: 0,
-    via: 0,
-    pn: Cube::SOLVED,
-    pi: Cube::SOLVED,
-    live: [0; 18],
-    nl: 0,
-    resolved: false,
-    shared: [Est::Known(0); 6],
-};
 
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
 /// several can run interleaved on one thread (see [`search_lanes`]).
@@ -482,250 +421,6 @@ impl<'a> Lane<'a> {
         }
         false
     }
-}
-
-impl Path<'_> {
-    /// `AFTER`/`PRECEDE` row of the last front move: its face ([`START`]: none).
-    #[inline(always)]
-    fn last_front(&self) -> usize {
-        if self.nf > 0 {
-            self.front[self.nf - 1].face_index()
-        } else {
-            START
-        }
-    }
-
-    /// `AFTER`/`PRECEDE` row of the first back move, the last one made: its face
-    /// ([`START`]: none).
-    #[inline(always)]
-    fn first_back(&self) -> usize {
-        if self.nb > 0 {
-            self.back[self.nb - 1].face_index()
-        } else {
-            START
-        }
-    }
-
-    /// Records `front + [m] + reversed back` after checking it solves the cube.
-    #[cold]
-    fn record(&mut self, m: Option<Move>) {
-        let mut s: Vec<Move> = self.front[..self.nf].to_vec();
-        s.extend(m);
-        s.extend(self.back[..self.nb].iter().rev());
-        if !self.cube.apply_moves(&s).is_solved() {
-            self.invalid += 1;
-            return;
-        }
-        self.solutions.push(s);
-        if self.solutions.len() >= self.max_solutions {
-            self.stopped = true;
-            self.why = Stop::Completed;
-        }
-    }
-}
-
-/// Expands a node with `r >= 1` moves left and estimates `hn, hi <= r` into frame `f`:
-/// generates its children (recording those that solve the cube), and prefetches the
-/// table entries the children's estimates need. Returns whether anything was prefetched.
-///
-/// `mf` and `mb` are the moves still allowed as the next front and the next back move:
-/// canonical after the last move on that side, and without half turns when an ancestor
-/// (since that side last moved) had a tight estimate on the other side. That restriction
-/// holds until the side moves: if the inverse needs `r` moves, the first of the remaining
-/// front moves cannot be a half turn, whatever back moves come before it (it would be the
-/// last move solving the inverse into the target group, which contains the half turns).
-/// The side with fewer allowed moves is expanded.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn expand<L: Lookup>(
-    p: &Pruner<L>,
-    st: &mut Path<'_>,
-    f: &mut Frame,
-    n: &Cube,
-    i: &Cube,
-    hn: u8,
-    hi: u8,
-    r: u8,
-    mf: u32,
-    mb: u32,
-    via: u8,
-) -> bool {
-    f.next = 0;
-    f.via = via;
-    f.pn = *n;
-    f.pi = *i;
-    f.nl = 0;
-    f.resolved = false;
-    f.shared = [Est::Known(0); 6];
-    if st.nodes >= st.check_at {
-        st.check_at = st.nodes + CHECK_EVERY;
-        if let Some(why) = st.stop.check() {
-            st.stopped = true;
-            st.why = why;
-        }
-    }
-    if st.stopped {
-        return false;
-    }
-    let mf = if hi == r { mf & QUARTER } else { mf };
-    let mb = if hn == r { mb & QUARTER } else { mb };
-    f.mf = mf;
-    f.mb = mb;
-    let back = mb.count_ones() < mf.count_ones();
-    let mut allowed = if back { mb } else { mf };
-    if r == 1 {
-        // The move also meets the other half.
-        allowed &= if back {
-            AFTER[st.last_front()]
-        } else {
-            PRECEDE[st.first_back()]
-        };
-    }
-    let rr = r - 1;
-    f.rr = rr;
-    let mut nk = 0;
-    let mut fetched = false;
-    if rr == 0 {
-        // The children are leaves.
-        while allowed != 0 {
-            let mi = allowed.trailing_zeros() as usize;
-            allowed &= allowed - 1;
-            st.nodes += 1;
-            if !child_normal(n, Move::ALL[mi], back).is_solved() {
-                continue;
-            }
-            let m = Move::ALL[mi];
-            if back {
-                st.back[st.nb] = m;
-                st.nb += 1;
-                st.record(None);
-                st.nb -= 1;
-            } else {
-                st.record(Some(m));
-            }
-            if st.stopped {
-                break;
-            }
-        }
-    } else if rr == 1 {
-        // One move must solve each child: compare it with the 18 move cubes instead of
-        // reading tables.
-        while allowed != 0 {
-            let mi = allowed.trailing_zeros() as usize;
-            allowed &= allowed - 1;
-            st.nodes += 1;
-            let n2 = child_normal(n, Move::ALL[mi], back);
-            if !is_one_move(&n2) {
-                continue;
-            }
-            // A half turn is in the target group (estimate 0), a quarter turn is not
-            // (estimate 1): the same values the tables hold.
-            let h = if is_half_turn(&n2) { 0 } else { 1 };
-            f.kids[nk].write(Kid {
-                m: Move::ALL[mi],
-                face: (mi / 3) as u8,
-                back,
-                quarter: false,
-                first: h,
-                other: Est::Known(h),
-            });
-            nk += 1;
-        }
-    } else {
-        // Two passes over the faces with allowed moves, so that the corner-table reads of
-        // all first lookups overlap: their cubes and corner words, then the corner bounds,
-        // the main-table indices and their prefetches. A face's two quarter turns share
-        // their first estimate (see the module docs), on the side they are made on; its
-        // half turn reads the other side (the side it is made on keeps the parent's).
-        // Only the children those bounds keep are written, in move order (a face's first
-        // quarter turn, its half turn, its second quarter turn).
-        st.nodes += allowed.count_ones() as u64;
-        // Per face used: the face, its allowed moves (3 bits), and where its cubes are.
-        let mut faces = [(0u8, 0u8); 6];
-        let mut nfaces = 0;
-        let mut cubes = [Cube::SOLVED; 12];
-        let mut words = [0u32; 12];
-        let mut nc = 0;
-        let mut rest = allowed;
-        while rest != 0 {
-            let face = rest.trailing_zeros() as usize / 3;
-            let bits = (rest >> (3 * face)) & 7;
-            rest &= !(7 << (3 * face));
-            faces[nfaces] = (face as u8, bits as u8);
-            nfaces += 1;
-            // A face's two quarter turns are allowed together: the canonical rules take
-            // whole faces, and the tight-bound rule only half turns.
-            debug_assert!(bits & 5 == 0 || bits & 5 == 5, "face {face}: {bits:03b}");
-            if bits & 1 != 0 {
-                let m = Move::ALL[3 * face];
-                cubes[nc] = if back {
-                    child_normal(n, m, true)
-                } else {
-                    child_inverse(i, m, false)
-                };
-                words[nc] = p.corner_word(&cubes[nc]);
-                nc += 1;
-            }
-            if bits & 2 != 0 {
-                let m = Move::ALL[3 * face + 1];
-                cubes[nc] = if back {
-                    child_inverse(i, m, true)
-                } else {
-                    child_normal(n, m, false)
-                };
-                words[nc] = p.corner_word(&cubes[nc]);
-                nc += 1;
-            }
-        }
-        let mut nl = 0;
-        let mut c = 0;
-        for &(face, bits) in &faces[..nfaces] {
-            let face = face as usize;
-            let mut quarters = false;
-            if bits & 1 != 0 {
-                let e = Est::from_word(p, &cubes[c], words[c], rr);
-                c += 1;
-                f.shared[face] = e;
-                quarters = matches!(e, Est::At(_));
-                if quarters {
-                    fetched = true;
-                    f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face], face, back));
-                    nl += 1;
-                }
-            }
-            if bits & 2 != 0 {
-                let k = c;
-                c += 1;
-                // A half turn is one move from its face's quarter turns.
-                let pruned = matches!(f.shared[face], Est::Known(v) if v > rr + 1);
-                if !pruned {
-                    let e = Est::from_word(p, &cubes[k], words[k], rr);
-                    if matches!(e, Est::At(_)) {
-                        fetched = true;
-                        f.kids[nl].write(Kid {
-                            m: Move::ALL[3 * face + 1],
-                            face: face as u8,
-                            back,
-                            quarter: false,
-                            first: if back { hn } else { hi },
-                            other: e,
-                        });
-                        nl += 1;
-                    }
-                }
-            }
-            if quarters {
-                f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face + 2], face, back));
-                nl += 1;
-            }
-        }
-        f.nl = nl as u8;
-        f.live = ALL_KIDS;
-        return fetched;
-    }
-    f.nl = nk as u8;
-    f.live = ALL_KIDS;
-    fetched
 }
 
 #[cfg(test)]

@@ -39,10 +39,16 @@
 //! face twice in a row, and of two opposite faces the one with the smaller index first.
 //! Nothing in the search allocates except recording a solution.
 //!
-//! Why one file of about 750 lines: the phase-1 stack machine (`Lane`, `P1Frame`), its
-//! hand-off to phase 2 and the phase-2 search are one hot loop over shared private state
-//! (`Searcher`); it stays in one module so that it reads as the one algorithm it is. The
-//! tests live in `search/tests.rs`.
+//! # Layout
+//! - this file: the search's constants, its shared state (`Searcher`), the run over the
+//!   directions and levels, and phase 1 (a lane's start, expansion and steps);
+//! - `limits`: the probe budget, the stop token and what a run found;
+//! - `directions`: the positions searched (the position or its inverse, by the three
+//!   diagonal symmetries, with premoves);
+//! - `frames`: a lane's explicit stack and its frames;
+//! - `phase2`: a phase-1 solution handed to phase 2, the phase-2 search, a solution
+//!   recorded;
+//! - `tests`: the module's tests.
 
 use super::tables::{decode, TwoPhaseTables, PHASE2_MOVES};
 use super::{Goal, Stop};
@@ -52,6 +58,15 @@ use ::tables::coord::basic::{Flip, Twist, UdSlice};
 use ::tables::coord::Coord;
 use ::tables::{symmetries, Cube, Move};
 use std::cell::Cell;
+
+mod directions;
+mod frames;
+mod limits;
+mod phase2;
+
+use self::directions::{add_directions, Direction, TWO_PREMOVES_AFTER};
+use self::frames::{Lane, P1Node, LANES};
+pub(crate) use self::limits::{Limits, Outcome};
 
 /// Deepest path either phase can hold (`max_length` is at most 30).
 const MAX_PATH: usize = 32;
@@ -117,158 +132,6 @@ fn push_merged(moves: &mut Vec<Move>, m: Move) {
     moves.push(m);
 }
 
-/// The probe budget and the stop token, shared by the short search and the two-phase
-/// search.
-pub(crate) struct Limits {
-    /// Probe limit.
-    probe_limit: Option<u64>,
-    /// Cancellation and the deadline.
-    stop: StopToken,
-    /// Whether the deadline counts yet: an anytime search within 20 moves (which every
-    /// position has, found in milliseconds) holds it back until its first solution, so
-    /// that it always answers; cancellation always counts.
-    deadline_armed: Cell<bool>,
-}
-
-impl Limits {
-    /// A probe budget and a stop token whose deadline counts from the start.
-    pub(crate) fn new(probe_limit: Option<u64>, stop: &StopToken) -> Limits {
-        Limits {
-            probe_limit,
-            stop: stop.clone(),
-            deadline_armed: Cell::new(true),
-        }
-    }
-
-    /// [`Limits::new`] with the deadline held back until [`Limits::arm`].
-    pub(crate) fn deadline_after_first_solution(mut self) -> Limits {
-        self.deadline_armed = Cell::new(false);
-        self
-    }
-
-    /// Makes the deadline count (a solution is held).
-    pub(crate) fn arm(&self) {
-        self.deadline_armed.set(true);
-    }
-
-    /// Whether time is up or the search was cancelled (call every few thousand nodes).
-    pub(crate) fn check(&self) -> Option<Stop> {
-        match self.stop.check() {
-            Some(Stop::TimeLimit) if !self.deadline_armed.get() => None,
-            other => other,
-        }
-    }
-
-    /// [`Limits::check`] once `nodes` has passed `*next_check`, then moves `next_check`
-    /// a few thousand nodes on: the cheap periodic poll both searches use.
-    #[inline]
-    pub(crate) fn poll(&self, nodes: u64, next_check: &mut u64) -> Option<Stop> {
-        if nodes < *next_check {
-            return None;
-        }
-        *next_check = nodes + 4096;
-        self.check()
-    }
-}
-
-/// What one run found.
-pub(crate) struct Outcome {
-    /// New solutions (mapped back to the original position).
-    pub(crate) solutions: Vec<Vec<Move>>,
-    /// Nodes visited.
-    pub(crate) nodes: u64,
-    /// Probes.
-    pub(crate) probes: u64,
-    /// Why it stopped early, if it did (`Completed` = enough solutions).
-    pub(crate) stop: Option<Stop>,
-}
-
-/// One of the six directions.
-#[derive(Clone, Copy)]
-struct Direction {
-    /// The position searched: the original or its inverse, conjugated by `sym`.
-    cube: Cube,
-    /// 0, 16 or 32: identity, URF3, URF3².
-    sym: usize,
-    /// Whether `cube` comes from the inverse position.
-    inverse: bool,
-    /// Root phase-1 coordinates.
-    flip: u16,
-    slice: u16,
-    twist: u16,
-    /// Exact phase-1 distance of the root.
-    h1: u8,
-    /// Moves applied before the position (in this direction's frame), appended to every
-    /// solution: `pre[..npre]`.
-    pre: [u8; 2],
-    /// Number of premoves (0..=2).
-    npre: u8,
-}
-
-/// The premoves tried: quarter turns of R, L, F and B (a phase-2 move as premove would
-/// only give solutions the plain direction finds anyway).
-const PREMOVES: [u8; 8] = [3, 5, 6, 8, 12, 14, 15, 17];
-
-/// Two-move premoves join the search this many levels after the first level at which
-/// any direction could produce a phase-1 solution.
-const TWO_PREMOVES_AFTER: u8 = 0;
-
-/// Adds the directions with `npre` premoves (0, 1 or 2) to each base position: the
-/// premove sequences are canonical and made of quarter turns of R, L, F and B only.
-fn add_directions(
-    t: &TwoPhaseTables,
-    bases: &[(Cube, usize, bool)],
-    npre: u8,
-    dirs: &mut Vec<Direction>,
-) {
-    let mut seqs: Vec<[u8; 2]> = Vec::new();
-    match npre {
-        0 => seqs.push([0, 0]),
-        1 => seqs.extend(PREMOVES.iter().map(|&p| [p, 0])),
-        _ => {
-            for &a in &PREMOVES {
-                for &b in &PREMOVES {
-                    if AFTER[a as usize / 3] & (1 << b) != 0 {
-                        seqs.push([a, b]);
-                    }
-                }
-            }
-        }
-    }
-    let first = dirs.len();
-    for &(base, sym, inverse) in bases {
-        for pre in &seqs {
-            // The premoves p come first: the position searched is p · base, and a
-            // solution s of it gives s + p for the base.
-            let c = pre[..npre as usize]
-                .iter()
-                .fold(Cube::SOLVED, |c, &m| c.apply_move(Move::ALL[m as usize]))
-                .compose(&base);
-            let (flip, slice, twist) = (
-                Flip.index(&c) as u16,
-                UdSlice.index(&c) as u16,
-                Twist.index(&c) as u16,
-            );
-            // The distance is read below, once every entry has been prefetched.
-            t.p1.prefetch(t.p1_index(flip, slice, twist));
-            dirs.push(Direction {
-                cube: c,
-                sym,
-                inverse,
-                flip,
-                slice,
-                twist,
-                h1: 0,
-                pre: *pre,
-                npre,
-            });
-        }
-    }
-    for d in &mut dirs[first..] {
-        d.h1 = t.p1.get(t.p1_index(d.flip, d.slice, d.twist));
-    }
-}
-
 /// Per-search state shared by the lanes; the tables are read-only.
 struct Searcher<'a> {
     t: &'a TwoPhaseTables,
@@ -290,103 +153,6 @@ struct Searcher<'a> {
     next_check: u64,
     stop: Option<Stop>,
 }
-
-/// A phase-1 child: move, flip, UDSlice, twist, its pruning index (or move-table index),
-/// and, with the move table, its distance and symmetry pair.
-type P1Kid = (u8, u16, u16, u16, u64, u8, u8);
-
-/// A phase-1 node to expand: its coordinates and, with the move table, its distance, its
-/// entry and its symmetry pair (see [`TwoPhaseTables::p1m_locate`]).
-#[derive(Clone, Copy)]
-struct P1Node {
-    flip: u16,
-    slice: u16,
-    twist: u16,
-    h: u8,
-    entry: u32,
-    sp: u8,
-}
-
-/// One level of a lane's phase-1 stack: the children of a node.
-#[derive(Clone, Copy)]
-struct P1Frame {
-    kids: [P1Kid; 18],
-    n: u8,
-    next: u8,
-    /// Moves on the path before the children, and moves left including theirs.
-    depth: u8,
-    togo: u8,
-}
-
-impl P1Frame {
-    /// Makes the first `n` children the frame's, to be taken from the first, at `depth`
-    /// with `togo` moves left including theirs.
-    #[inline(always)]
-    fn ready(&mut self, n: usize, depth: usize, togo: u8) {
-        self.n = n as u8;
-        self.next = 0;
-        self.depth = depth as u8;
-        self.togo = togo;
-    }
-}
-
-const EMPTY_P1_FRAME: P1Frame = P1Frame {
-    kids: [(0, 0, 0, 0, 0, 0, 0); 18],
-    n: 0,
-    next: 0,
-    depth: 0,
-    togo: 0,
-};
-
-/// One phase-1 search (one direction at one level) in an explicit stack, so that several
-/// run interleaved on one thread: after a lane prefetches table entries the thread turns
-/// to the next lane, and finds the entries in cache when it comes back.
-struct Lane {
-    dir: Direction,
-    /// Longest phase-1 + phase-2 length for this direction (`max_length` less its
-    /// premoves).
-    limit: u8,
-    /// Phase-1 moves (indices into `Move::ALL`).
-    path1: [u8; MAX_PATH],
-    /// Phase-2 moves.
-    path2: [u8; MAX_PATH],
-    /// `cubes[i]`: the direction's position after `path1[..i]`; valid for `i < valid`.
-    cubes: [Cube; MAX_PATH + 1],
-    valid: usize,
-    frames: [P1Frame; MAX_PATH],
-    /// `frames[..top]` are live (0: finished).
-    top: usize,
-}
-
-impl Lane {
-    fn new() -> Box<Lane> {
-        Box::new(Lane {
-            dir: Direction {
-                cube: Cube::SOLVED,
-                sym: 0,
-                inverse: false,
-                flip: 0,
-                slice: 0,
-                twist: 0,
-                h1: 0,
-                pre: [0; 2],
-                npre: 0,
-            },
-            limit: 0,
-            path1: [0; MAX_PATH],
-            path2: [0; MAX_PATH],
-            cubes: [Cube::SOLVED; MAX_PATH + 1],
-            valid: 0,
-            frames: [EMPTY_P1_FRAME; MAX_PATH],
-            top: 0,
-        })
-    }
-}
-
-/// Directions searched side by side on one thread (see [`Lane`]). Measured with
-/// `cubeswarm bench twophase --count 3000 --seed 7`, alternating runs: 2 lanes 0.46-0.49
-/// ms, 3 0.48-0.51, 6 0.51-0.52, one direction at a time 0.49-0.55.
-const LANES: usize = 2;
 
 /// Runs the two-phase search for up to `opts.max_solutions` solutions in total, counting
 /// those in `known` (found earlier, kept distinct from ours). In an anytime search
@@ -758,154 +524,6 @@ impl Searcher<'_> {
                 return;
             }
         }
-    }
-
-    /// A phase-1 solution of `len` moves whose last move turned face `last`: try to finish
-    /// it with phase 2 within the budget.
-    fn probe(&mut self, lane: &mut Lane, len: usize, last: usize) {
-        self.probes += 1;
-        if let Some(limit) = self.limits.probe_limit {
-            if self.probes > limit {
-                self.stop = Some(Stop::ProbeLimit);
-                return;
-            }
-        }
-        let t = self.t;
-        // An anytime search may have lowered the cap since the lane started.
-        let limit = lane.limit.min(self.cap.saturating_sub(lane.dir.npre));
-        let Some(budget) = limit.checked_sub(len as u8) else {
-            return;
-        };
-        while lane.valid <= len {
-            let i = lane.valid;
-            lane.cubes[i] = lane.cubes[i - 1].apply_move(Move::ALL[lane.path1[i - 1] as usize]);
-            lane.valid += 1;
-        }
-        let c = lane.cubes[len];
-        let cp = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.corner(i)));
-        let s4 = perm_index(std::array::from_fn::<u8, 4, _>(|i| c.edge(8 + i) & 3)) as u8;
-        let cs = t.cpsym[cp as usize];
-        if t.cp_dist[(cs >> 4) as usize] > budget {
-            return;
-        }
-        let hc = t.cs_prune[t.cs_index(cs, s4)];
-        if hc > budget {
-            return;
-        }
-        let e8 = perm_index(std::array::from_fn::<u8, 8, _>(|i| c.edge(i)));
-        let h = hc.max(t.p2.get(t.p2_index_sym(cs, e8)));
-        if h > budget {
-            return;
-        }
-        if h == 0 {
-            self.record(lane, len, 0);
-            return;
-        }
-        for togo in h..=budget {
-            if self.phase2(lane, cp, e8, s4, len, 0, togo, last) || self.stop.is_some() {
-                return;
-            }
-        }
-    }
-
-    /// Phase-2 IDA* with `togo` moves left; returns whether a solution was recorded.
-    #[allow(clippy::too_many_arguments)]
-    fn phase2(
-        &mut self,
-        lane: &mut Lane,
-        cp: u16,
-        e8: u16,
-        s4: u8,
-        len1: usize,
-        depth: usize,
-        togo: u8,
-        last: usize,
-    ) -> bool {
-        let t = self.t;
-        let mut mask = P2_ALLOWED[last];
-        let (cr, er, sr) = (cp as usize * 10, e8 as usize * 10, s4 as usize * 10);
-        while mask != 0 {
-            let k = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            self.nodes += 1;
-            let ncp = t.cp_move[cr + k];
-            let ns4 = t.s4_move[sr + k];
-            let cs = t.cpsym[ncp as usize];
-            if t.cs_prune[t.cs_index(cs, ns4)] >= togo {
-                continue;
-            }
-            let ne8 = t.e8_move[er + k];
-            if t.p2.get(t.p2_index_sym(cs, ne8)) >= togo {
-                continue;
-            }
-            let m = PHASE2_MOVES[k];
-            lane.path2[depth] = m;
-            if togo == 1 {
-                // Both distances are 0: solved.
-                if self.record(lane, len1, depth + 1) {
-                    return true;
-                }
-                continue;
-            }
-            if self.phase2(
-                lane,
-                ncp,
-                ne8,
-                ns4,
-                len1,
-                depth + 1,
-                togo - 1,
-                m as usize / 3,
-            ) {
-                return true;
-            }
-            if self.stop.is_some() {
-                return false;
-            }
-        }
-        false
-    }
-
-    /// Records `path1[..len1] + path2[..len2]` of `lane`, mapped back to the original
-    /// position, if new; returns whether it was new. Sets `stop` when enough solutions
-    /// are known.
-    fn record(&mut self, lane: &Lane, len1: usize, len2: usize) -> bool {
-        let syms = symmetries();
-        let back = syms.inv[lane.dir.sym] as usize;
-        let mut moves: Vec<Move> = Vec::with_capacity(len1 + len2 + 1);
-        let pre = &lane.dir.pre[..lane.dir.npre as usize];
-        for &m in lane.path1[..len1]
-            .iter()
-            .chain(&lane.path2[..len2])
-            .chain(pre)
-        {
-            push_merged(&mut moves, syms.conj_move[back][m as usize]);
-        }
-        if lane.dir.inverse {
-            moves = moves.iter().rev().map(|m| m.inverse()).collect();
-        }
-        if self.known.contains(&moves) {
-            return false;
-        }
-        self.known.push(moves);
-        self.limits.arm();
-        if self.known.len() >= self.want {
-            if !self.anytime {
-                self.stop = Some(Stop::Completed);
-                return true;
-            }
-            // Only solutions shorter than the longest of the `want` shortest are wanted
-            // now: `want` is small (the solution count asked), so a selection is cheap.
-            let mut lens: Vec<usize> = self.known.iter().map(Vec::len).collect();
-            let (_, &mut nth, _) = lens.select_nth_unstable(self.want - 1);
-            let nth = u8::try_from(nth).unwrap_or(u8::MAX);
-            self.cap = self.cap.min(nth.saturating_sub(1));
-            if self.cap < self.floor {
-                // The shortest possible were found.
-                self.stop = Some(Stop::Completed);
-            }
-        }
-        true
     }
 }
 
