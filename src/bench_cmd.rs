@@ -127,7 +127,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             batch_size,
             threads_per_worker,
         } => {
-            let report = coordinator::simbench::run_bench(coordinator::simbench::BenchConfig {
+            let report = benchtools::simbench::run_bench(benchtools::simbench::BenchConfig {
                 workers,
                 lines,
                 batch_size,

@@ -3,7 +3,7 @@
 use crate::Common;
 use anyhow::Context as _;
 use clap::Args;
-use coordinator::server::{ServedFile, ServerConfig};
+use server::{ServedFile, ServerConfig};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -140,7 +140,7 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
             None => None,
         };
         let served: Vec<String> = cfg.files.iter().map(|f| f.info.file.clone()).collect();
-        let server = coordinator::server::start(cfg, grpc, metrics)
+        let server = server::start(cfg, grpc, metrics)
             .await
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         tracing::info!(

@@ -1,4 +1,4 @@
-//! `cubeswarm solve --coordinator URL`: the cluster client of [`coordinator::client`],
+//! `cubeswarm solve --coordinator URL`: the cluster client of [`frontend::cluster`],
 //! with a progress bar.
 //!
 //! # Layout
@@ -9,9 +9,7 @@
 
 use crate::solve_cmd;
 use anyhow::anyhow;
-use coordinator::client::{
-    self, ClientError, Notice, Observer, Options, Summary, TableChoice, Work,
-};
+use frontend::cluster::{self, ClientError, Notice, Observer, Options, Summary, TableChoice, Work};
 use proto::wire as w;
 use proto::Method;
 use std::time::{Duration, Instant};
@@ -32,7 +30,7 @@ pub fn run(mut opts: Options, table: Option<&str>, quiet: bool) -> anyhow::Resul
         View::batch(!quiet, total)
     };
     view.quiet = quiet;
-    let r = client::run(&opts, &mut view);
+    let r = cluster::run(&opts, &mut view);
     view.finish();
     let summary = match (r, &opts.work) {
         (Ok(s), _) => s,

@@ -1,8 +1,8 @@
 //! `cubeswarm bench split`: a recorded optimal search replayed at scale.
 
 use anyhow::Context as _;
-use coordinator::splitsim::{replay, SplitOptions};
-use coordinator::trace::Trace;
+use benchtools::splitsim::{replay, SplitOptions};
+use benchtools::trace::Trace;
 use std::path::PathBuf;
 
 /// Flags of `bench split`.
@@ -19,7 +19,7 @@ pub struct SplitArgs {
     threads: usize,
     /// Jobs each worker holds beyond its threads (started as soon as a thread frees)
     /// [default: a cluster worker's, 1; 0 is the embedded executor].
-    #[arg(long, default_value_t = coordinator::server::QUEUED_AHEAD)]
+    #[arg(long, default_value_t = server::QUEUED_AHEAD)]
     queue_ahead: usize,
     /// One-way message latency, milliseconds.
     #[arg(long, default_value_t = 1.0)]
@@ -132,7 +132,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
 }
 
 /// Per depth: jobs, first start, last end (ms), nodes, cancelled jobs.
-fn print_timeline(r: &coordinator::splitsim::SplitReport) {
+fn print_timeline(r: &benchtools::splitsim::SplitReport) {
     let mut depths: std::collections::BTreeMap<u8, (usize, u64, u64, u64, usize)> =
         Default::default();
     let mut longest: std::collections::BTreeMap<u8, (u64, u64, u64)> = Default::default();

@@ -3,7 +3,7 @@
 
 use crate::Common;
 use anyhow::{bail, Context};
-use coordinator::client::{status, ClientError};
+use frontend::cluster::{status, ClientError};
 use proto::transport::ClientConfig;
 use proto::wire::ClusterStatus;
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! `cubeswarm solve --trace FILE`: one optimal position solved through the coordinator
 //! (the embedded default) while every job and every subtree's node count is recorded
-//! into a trace ([`coordinator::trace`]) for `cubeswarm bench split` to replay.
+//! into a trace ([`benchtools::trace`]) for `cubeswarm bench split` to replay.
 //!
 //! The run cuts depths into 5-move prefixes (instead of 4) so that the trace holds the
 //! children of heavy 4-move subtrees; each executor is wrapped to note what it is sent,
@@ -8,7 +8,7 @@
 //! scheduler changes for it.
 
 use anyhow::Context as _;
-use coordinator::trace::{moves_text, DepthCells, Header, JobTrace, Trace, VERSION};
+use benchtools::trace::{moves_text, DepthCells, Header, JobTrace, Trace, VERSION};
 use coordinator::{Event, Executor, ExecutorEvent, Executors, Source};
 use proto::{Job, JobId, JobOutput, JobResult, Record, Settings, Stop, Work};
 use std::collections::{BTreeMap, HashMap};

@@ -3,9 +3,9 @@
 
 mod common;
 
+use benchtools::splitsim::{simulate, SplitOptions};
+use benchtools::trace::Trace;
 use common::{bin, scratch, tables_dir};
-use coordinator::splitsim::{simulate, SplitOptions};
-use coordinator::trace::Trace;
 use std::process::Command;
 
 #[test]

@@ -15,30 +15,24 @@
 //!   clients.
 //! - [`run`](mod@run): the embedded default, one request over in-process executors
 //!   through the driver.
-//! - [`server`]: the same scheduler behind gRPC: remote workers, clients, table fetches,
-//!   health and Prometheus metrics.
-//! - [`client`]: the client of a cluster (journal, reconnection, resume, the output
-//!   formats), as a library any front end can drive.
-//! - [`simbench`]: the driver at scale with simulated executors (`cubeswarm bench
-//!   coordinator`).
-//! - [`trace`]: the recorded work of one optimal search (`cubeswarm solve --trace`);
-//!   [`splitsim`]: its replay through the real scheduler in simulated time (`cubeswarm
-//!   bench split`).
 //!
-//! Everything but [`server`] and [`client`] is transport-agnostic: it knows nothing of
-//! thread pools, table files or the network.
+//! This crate is transport-agnostic: it knows nothing of thread pools, table files or the
+//! network. Around it, each in a crate of its own under `coordinator/`, with dependencies
+//! pointing one way (each uses this crate, none another of them):
+//! - `server/` (`cubeswarm-server`): the same driver behind gRPC: remote workers,
+//!   clients, table fetches, health and Prometheus metrics.
+//! - `frontend/` (`cubeswarm-frontend`): what a front end does (settings, the table to
+//!   use, the embedded executors, a request run embedded or on a cluster, records and
+//!   their writers, the status query), called by the command line and the Python package.
+//! - `bench/` (`cubeswarm-benchtools`): the driver at scale with simulated executors, and
+//!   the recorded search of one position replayed under another splitting.
 #![warn(missing_docs)]
 
-pub mod client;
 pub mod driver;
 pub mod executor;
 pub mod input;
 pub mod run;
 pub mod scheduler;
-pub mod server;
-pub mod simbench;
-pub mod splitsim;
-pub mod trace;
 
 pub use driver::{Driver, DriverConfig, Event};
 pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};

@@ -11,6 +11,7 @@
 //! - [`record`]: a [`Record`], the final answer for one input line, as a client writes it.
 //! - [`wire`]: the generated `cubeswarm.v1` gRPC messages and services
 //!   (`cubeswarm/v1/cubeswarm.proto`, compiled with protox: no `protoc`).
+//! - [`status_json`]: the cluster's status as JSON (the status command and the live page).
 //! - [`convert`]: domain ⇄ wire, every bad message a typed [`DecodeError`].
 //! - [`error`]: the cluster's [`Error`], its one mapping to `tonic::Status`, the protocol
 //!   revision and the message size limit.
@@ -35,6 +36,7 @@ pub mod job;
 pub mod method;
 pub mod record;
 pub mod settings;
+pub mod status_json;
 pub mod transport;
 pub mod wire;
 

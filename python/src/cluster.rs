@@ -5,7 +5,7 @@
 use crate::errors::{chain, err, Kind};
 use crate::settings::{self, Args};
 use crate::wait;
-use coordinator::client::{self, ClientError, Format, Options, Silent, TableChoice, Work};
+use frontend::cluster::{self, ClientError, Format, Options, Silent, TableChoice, Work};
 use proto::transport::ClientConfig;
 use proto::{wire as w, Method};
 use pyo3::prelude::*;

@@ -36,6 +36,7 @@ mod error;
 pub mod executor;
 pub mod failpoint;
 pub mod h48;
+#[cfg(feature = "remote")]
 pub mod remote;
 mod stop;
 pub mod twophase;

@@ -3,7 +3,7 @@
 //! their input; text records do not).
 
 use super::journal::line_record;
-use super::output::Format;
+use crate::output::Format;
 use std::io::BufRead;
 
 /// Why the kept records do not match the input.
@@ -60,7 +60,7 @@ pub(super) fn check_input(
     };
     let mut want = next_kept()?;
     let mut fault = None;
-    let read = crate::input::read_lines(input, |l| loop {
+    let read = coordinator::input::read_lines(input, |l| loop {
         let Some((id, text)) = &want else {
             return false;
         };

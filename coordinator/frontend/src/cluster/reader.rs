@@ -3,7 +3,7 @@
 
 use super::journal::Done;
 use super::outgoing::{outgoing, Outgoing};
-use crate::input::read_lines;
+use coordinator::input::read_lines;
 use std::io::BufRead;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -31,19 +31,20 @@ pub mod observer;
 pub mod options;
 mod outage;
 pub mod outgoing;
-pub mod output;
+
 mod reader;
 mod resume;
 pub mod session;
 pub mod status;
 mod table;
 
+pub use crate::output::Format;
 pub use error::ClientError;
 pub use journal::{Done, Journal, JournalError, Resumed};
 pub use observer::{Notice, Observer, Silent};
 pub use options::{Options, Summary, TableChoice, Work, DEFAULT_CONNECT_TIMEOUT};
-pub use output::Format;
 
+use crate::output;
 use outage::Outage;
 use proto::wire as w;
 use reader::{spawn_reader, READ_AHEAD};

@@ -1,9 +1,9 @@
 //! Prometheus metrics: the core publishes its counters here, an HTTP endpoint renders
 //! them in the text exposition format.
 
-use crate::driver::stats::{Histogram, BUCKETS};
-use crate::driver::{Driver, ExecutorView};
-use crate::scheduler::Scheduler;
+use coordinator::driver::stats::{Histogram, BUCKETS};
+use coordinator::driver::{Driver, ExecutorView};
+use coordinator::scheduler::Scheduler;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;

@@ -1,6 +1,6 @@
 //! What a client run is asked to do ([`Options`]) and what it did ([`Summary`]).
 
-use super::output::Format;
+use crate::output::Format;
 use proto::transport::ClientConfig;
 use proto::Settings;
 use std::path::PathBuf;

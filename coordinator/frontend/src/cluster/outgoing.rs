@@ -8,7 +8,7 @@
 //! record here, the one the coordinator (and a local run) gives it. Either way the
 //! output is what a local run writes.
 
-use crate::input::InputLine;
+use coordinator::input::InputLine;
 use proto::wire as w;
 use proto::{Record, RecordError};
 

@@ -12,9 +12,9 @@
 //! subtrees of an optimal depth the recording did not search (a trace recorded without
 //! `--all` stops at its first solution).
 
-use crate::executor::ExecutorId;
-use crate::scheduler::{Action, Config, Scheduler};
 use crate::trace::{Trace, TraceError, GRAIN};
+use coordinator::executor::ExecutorId;
+use coordinator::scheduler::{Action, Config, Scheduler};
 use proto::{
     Job, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop, SubtreeResult, Work,
 };

@@ -12,9 +12,9 @@
 //! process's descriptors (and with them `/healthz` and the gRPC port).
 
 use super::metrics::Metrics;
-use crate::driver::{Driver, Event};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use coordinator::driver::{Driver, Event};
 use proto::http::HttpLimits;
 use std::sync::{mpsc as std_mpsc, Arc};
 use std::time::Duration;
@@ -51,7 +51,7 @@ impl HttpState {
         f: impl FnOnce(&Driver<'_>) -> T + Send + 'static,
     ) -> Option<T> {
         let (tx, rx) = oneshot::channel();
-        let q: crate::driver::Query = Box::new(move |d| {
+        let q: coordinator::driver::Query = Box::new(move |d| {
             let _ = tx.send(f(d));
         });
         self.core.send(Event::Query(q)).ok()?;
@@ -96,7 +96,7 @@ async fn status(
         );
     }
     match s.query(super::status::cluster_status).await {
-        Some(st) => json(StatusCode::OK, &crate::client::status::to_json(&st)),
+        Some(st) => json(StatusCode::OK, &proto::status_json::to_json(&st)),
         None => json(
             StatusCode::SERVICE_UNAVAILABLE,
             &serde_json::json!({"error": "the coordinator is shutting down"}),

@@ -23,7 +23,7 @@
 //! Text records do not carry their input, so a text journal cannot be checked.
 
 use super::check::{check_input, CheckError};
-use super::output::{render, Format, CSV_HEADER};
+use crate::output::{render, Format, CSV_HEADER};
 use proto::{Record, Settings};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom, Write};

@@ -1,8 +1,8 @@
 //! The cluster's status (the `Clients.Status` RPC, `cubeswarm status`, the live page),
 //! read off the driver.
 
-use crate::driver::stats::SAMPLE_EVERY_US;
-use crate::driver::Driver;
+use coordinator::driver::stats::SAMPLE_EVERY_US;
+use coordinator::driver::Driver;
 use proto::wire as w;
 
 /// Milliseconds from `then` to `now` (µs, driver clock).

@@ -4,8 +4,8 @@
 //! driver events.
 
 use super::{BoxStream, Shared};
-use crate::driver::Event;
-use crate::executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
+use coordinator::driver::Event;
+use coordinator::executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
 use proto::wire::{self as w, coordinator_message::Msg as ToWorker, workers_server};
 use proto::{Error, Job, JobId, Violation, PROTOCOL, VERSION};
 use std::sync::atomic::Ordering;

@@ -1,6 +1,6 @@
 //! The coordinator at scale, simulated: `cubeswarm bench coordinator`.
 //!
-//! A batch of two-phase positions goes through the real driver ([`run()`](crate::run()))
+//! A batch of two-phase positions goes through the real driver ([`run()`](coordinator::run()))
 //! to many simulated executors that answer every job at once (one plausible result per
 //! position, posted into the event stream from `submit`), so what is measured is the
 //! coordinator's loop: taking lines in, cutting them into jobs, dispatching, taking
@@ -10,11 +10,11 @@
 //! with a core to itself), and the resident set at a few points of the run, to show that
 //! memory does not grow with the input.
 
-use crate::driver::Event;
-use crate::executor::{Executor, ExecutorEvent, ExecutorId};
-use crate::input::InputLine;
-use crate::run::{run, Executors, RunError, Source};
-use crate::scheduler::{Config, Counters};
+use coordinator::driver::Event;
+use coordinator::executor::{Executor, ExecutorEvent, ExecutorId};
+use coordinator::input::InputLine;
+use coordinator::run::{run, Executors, RunError, Source};
+use coordinator::scheduler::{Config, Counters};
 use proto::{
     Job, JobId, JobOutput, JobResult, Method, PositionResult, Settings, Stop, SubtreeResult, Work,
 };

@@ -1,8 +1,8 @@
 //! The replay of recorded searches (`cubeswarm bench split`): a hand-made trace gives
 //! the schedule and figures worked out by hand; the recorded traces load and replay.
 
-use coordinator::splitsim::{replay, simulate, Idle, SimJob, SplitOptions};
-use coordinator::trace::{DepthCells, Header, Trace, GRAIN, VERSION};
+use benchtools::splitsim::{replay, simulate, Idle, SimJob, SplitOptions};
+use benchtools::trace::{DepthCells, Header, Trace, GRAIN, VERSION};
 use coordinator::Config;
 use std::collections::BTreeMap;
 use tables::canonical;

@@ -3,10 +3,10 @@
 //! client ([`Event::ClientGone`] when its stream closes, whenever that is).
 
 use super::{BoxStream, Shared};
-use crate::driver::{
+use coordinator::driver::{
     ClientKey, Event, Line, OpenRequest, RequestError, RequestProgress, RequestSink,
 };
-use crate::input::InputLine;
+use coordinator::input::InputLine;
 use proto::wire::{self as w, clients_server, solve_response::Msg as ToClient};
 use proto::{Error, Record, RecordError, Settings, Violation};
 use std::sync::atomic::Ordering;
