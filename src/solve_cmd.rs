@@ -173,7 +173,10 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
                 (Some(p), _) => cluster::Work::One(p.clone()),
                 (None, i) => cluster::Work::File(i.clone().unwrap_or_default()),
             },
-            output: a.output.clone(),
+            output: a
+                .output
+                .clone()
+                .map_or(cluster::Output::Stdout, cluster::Output::File),
             format: a.format.into(),
             resume: a.resume,
             connect_timeout: Some(connect_timeout).filter(|d| !d.is_zero()),

@@ -493,6 +493,13 @@ impl Executor {
     /// Queues `job`: it runs [`run_job`] on the next free pool thread, and its result goes
     /// to the callback.
     pub fn submit(&self, job: Job) {
+        self.submit_with(job, Arc::clone(&self.on_result));
+    }
+
+    /// [`Executor::submit`] with this job's result sent to `on_result` instead of the
+    /// executor's callback: an executor kept between runs sends each result to the run
+    /// that submitted the job, even one that arrives after that run ended.
+    pub fn submit_with(&self, job: Job, on_result: ResultSink) {
         let token = StopToken::new();
         let nodes = Arc::new(AtomicU64::new(0));
         lock(&self.pending)
@@ -503,7 +510,6 @@ impl Executor {
                 nodes: Arc::clone(&nodes),
             });
         let engines = Arc::clone(&self.engines);
-        let on_result = Arc::clone(&self.on_result);
         let pending = Arc::clone(&self.pending);
         let options = Arc::clone(&self.options);
         self.pool.spawn(move || {

@@ -56,6 +56,9 @@ pub enum ClientError {
     /// The coordinator sent a record that does not decode.
     #[error("the coordinator sent a bad record: {0}")]
     BadRecord(proto::DecodeError),
+    /// The input stream was read by an earlier run (a stream is read once).
+    #[error("the input stream was already read by an earlier run")]
+    StreamTaken,
     /// The coordinator ended the request without a record for the one position.
     #[error("the coordinator ended without a record for the position")]
     NoRecord,

@@ -42,7 +42,7 @@ pub use crate::output::Format;
 pub use error::ClientError;
 pub use journal::{Done, Journal, JournalError, Resumed};
 pub use observer::{Notice, Observer, Silent};
-pub use options::{Options, Summary, TableChoice, Work, DEFAULT_CONNECT_TIMEOUT};
+pub use options::{Options, Output, Stream, Summary, TableChoice, Work, DEFAULT_CONNECT_TIMEOUT};
 
 use crate::output;
 use outage::Outage;
@@ -89,13 +89,14 @@ pub async fn run_async(
         Work::One(text) => {
             // Opened before solving, as locally: a bad path fails at once.
             let mut out: Box<dyn Write> = match &opts.output {
-                Some(p) => Box::new(std::fs::File::create(p).map_err(|source| {
+                Output::File(p) => Box::new(std::fs::File::create(p).map_err(|source| {
                     ClientError::Journal(JournalError::Io {
                         path: p.clone(),
                         source,
                     })
                 })?),
-                None => Box::new(std::io::stdout()),
+                Output::Stdout => Box::new(std::io::stdout()),
+                Output::Nowhere => Box::new(std::io::sink()),
             };
             let skipped = Arc::new(AtomicU64::new(0));
             let mut s = Session::new(
@@ -114,6 +115,7 @@ pub async fn run_async(
             };
             let failure = output::write_single(&mut out, opts.format, &rec, &opts.settings)
                 .map_err(ClientError::Write)?;
+            s.observer.records(std::slice::from_ref(&rec));
             Ok(Summary {
                 records: s.records,
                 errors: u64::from(failure.is_some()),
@@ -123,17 +125,9 @@ pub async fn run_async(
                 failure,
             })
         }
-        Work::File(path) => {
+        Work::File(_) | Work::Stream(_) => {
             let (journal, done, resumed) = resume::open_journal(opts, observer)?;
-            let reader: Box<dyn BufRead + Send> = if path.as_os_str() == "-" {
-                Box::new(BufReader::new(std::io::stdin()))
-            } else {
-                let f = std::fs::File::open(path).map_err(|source| ClientError::Input {
-                    path: path.clone(),
-                    source,
-                })?;
-                Box::new(BufReader::with_capacity(1 << 16, f))
-            };
+            let reader = input_reader(&opts.work)?;
             let skipped = Arc::new(AtomicU64::new(0));
             let (tx, rx) = mpsc::channel(READ_AHEAD);
             spawn_reader(reader, done, tx, Arc::clone(&skipped)).map_err(ClientError::Reader)?;
@@ -147,7 +141,9 @@ pub async fn run_async(
                 skipped,
             );
             s.input = Some(rx);
-            s.input_path = path.clone();
+            if let Work::File(path) = &opts.work {
+                s.input_path = path.clone();
+            }
             s.run().await?;
             Ok(Summary {
                 records: s.records,
@@ -158,6 +154,24 @@ pub async fn run_async(
                 failure: None,
             })
         }
+    }
+}
+
+/// The reader of a scramble set's lines.
+fn input_reader(work: &Work) -> Result<Box<dyn BufRead + Send>, ClientError> {
+    match work {
+        Work::File(path) if path.as_os_str() == "-" => {
+            Ok(Box::new(BufReader::new(std::io::stdin())))
+        }
+        Work::File(path) => {
+            let f = std::fs::File::open(path).map_err(|source| ClientError::Input {
+                path: path.clone(),
+                source,
+            })?;
+            Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
+        }
+        Work::Stream(stream) => stream.take().ok_or(ClientError::StreamTaken),
+        Work::One(_) => Err(ClientError::StreamTaken),
     }
 }
 

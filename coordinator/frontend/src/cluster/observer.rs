@@ -88,6 +88,12 @@ pub trait Observer {
         let _ = (records, bytes);
     }
 
+    /// Records were written, in input order (each record once; a resume's kept records
+    /// are not told again).
+    fn records(&mut self, records: &[proto::Record]) {
+        let _ = records;
+    }
+
     /// The coordinator's progress report; for one optimal position, `proved_empty` is the
     /// deepest length proved to have no solution so far.
     fn progress(&mut self, progress: &w::Progress, proved_empty: Option<u32>) {

@@ -3,7 +3,9 @@
 use crate::output::Format;
 use proto::transport::ClientConfig;
 use proto::Settings;
+use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long a client tries to reach a coordinator, by default, before it gives up: the
@@ -17,6 +19,43 @@ pub enum Work {
     One(String),
     /// A file of positions, one per line ('-': standard input).
     File(PathBuf),
+    /// Lines from a reader the caller made (positions from a program, not a file): read
+    /// once, by the first run given it. A stream cannot be resumed.
+    Stream(Stream),
+}
+
+/// A reader of input lines, taken by the run that reads it.
+#[derive(Clone)]
+pub struct Stream(Arc<Mutex<Option<Box<dyn BufRead + Send>>>>);
+
+impl Stream {
+    /// Lines from `reader`.
+    pub fn new(reader: Box<dyn BufRead + Send>) -> Stream {
+        Stream(Arc::new(Mutex::new(Some(reader))))
+    }
+
+    /// The reader, the first time.
+    pub(super) fn take(&self) -> Option<Box<dyn BufRead + Send>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stream")
+    }
+}
+
+/// Where the records are written (besides the observer, which sees each one).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Output {
+    /// Standard output.
+    #[default]
+    Stdout,
+    /// This file, the run's journal.
+    File(PathBuf),
+    /// Nowhere: the observer is the only reader.
+    Nowhere,
 }
 
 impl Default for Work {
@@ -50,8 +89,8 @@ pub struct Options {
     pub table: TableChoice,
     /// The positions.
     pub work: Work,
-    /// The output file (the journal); `None`: standard output.
-    pub output: Option<PathBuf>,
+    /// Where records are written.
+    pub output: Output,
     /// How records are written.
     pub format: Format,
     /// Continue `output`: skip the ids already in it (see
@@ -75,7 +114,7 @@ impl Default for Options {
             settings: Settings::default(),
             table: TableChoice::default(),
             work: Work::default(),
-            output: None,
+            output: Output::Stdout,
             format: Format::default(),
             resume: false,
             connect_timeout: Some(DEFAULT_CONNECT_TIMEOUT),

@@ -4,7 +4,7 @@
 use super::error::ClientError;
 use super::journal::{Done, Journal, ResumeInput};
 use super::observer::{Notice, Observer};
-use super::options::{Options, Work};
+use super::options::{Options, Output, Work};
 use std::io::BufReader;
 
 /// The journal of `opts`, the ids already done, and how many records were kept.
@@ -12,12 +12,20 @@ pub(super) fn open_journal(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<(Journal, Done, u64), ClientError> {
-    let Some(path) = &opts.output else {
-        if opts.resume {
-            return Err(ClientError::ResumeWithoutOutput);
+    let path = match &opts.output {
+        Output::File(path) => path,
+        Output::Stdout | Output::Nowhere if opts.resume => {
+            return Err(ClientError::ResumeWithoutOutput)
         }
-        let j = Journal::stdout(opts.format, &opts.settings).map_err(ClientError::Write)?;
-        return Ok((j, Done::default(), 0));
+        Output::Stdout => {
+            let j = Journal::stdout(opts.format, &opts.settings).map_err(ClientError::Write)?;
+            return Ok((j, Done::default(), 0));
+        }
+        Output::Nowhere => {
+            let j = Journal::to_writer(Box::new(std::io::sink()), opts.format, &opts.settings)
+                .map_err(ClientError::Write)?;
+            return Ok((j, Done::default(), 0));
+        }
     };
     let input = match &opts.work {
         Work::File(input) if input.as_os_str() != "-" => Some(input),

@@ -182,7 +182,7 @@ pub(super) struct Session<'o> {
     /// Where records go.
     pub(super) sink: Sink,
     /// Told of records, progress and notices.
-    observer: &'o mut dyn Observer,
+    pub(super) observer: &'o mut dyn Observer,
     /// Input bytes of the records received and of the lines skipped as already done.
     bytes: u64,
     /// Input bytes of the lines skipped as already done (counted by the reader).
@@ -285,7 +285,11 @@ impl<'o> Session<'o> {
     /// Appends `records` to the journal (one write).
     fn deliver(&mut self, records: Vec<proto::Record>) -> std::io::Result<()> {
         match &mut self.sink {
-            Sink::Journal(j) if !records.is_empty() => j.write(&records),
+            Sink::Journal(j) if !records.is_empty() => {
+                j.write(&records)?;
+                self.observer.records(&records);
+                Ok(())
+            }
             _ => Ok(()),
         }
     }

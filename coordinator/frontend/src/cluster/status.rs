@@ -23,6 +23,15 @@ pub async fn fetch(cfg: &ClientConfig) -> Result<w::ClusterStatus, ClientError> 
         })
 }
 
+/// [`fetch`] on a runtime of its own, for a caller that has none.
+pub fn query(cfg: &ClientConfig) -> Result<w::ClusterStatus, ClientError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ClientError::Runtime)?
+        .block_on(fetch(cfg))
+}
+
 /// Why a failed [`fetch`] may succeed later (the coordinator is away, restarting or
 /// shutting down), as the client says it; `None` for wrong settings or a refusal.
 pub fn unreachable(e: &ClientError) -> Option<String> {

@@ -6,7 +6,7 @@ use super::observer::Observer;
 use super::options::TableChoice;
 use super::outage::Outage;
 use super::session::{retrying, Broken};
-use proto::transport::{self, ClientConfig};
+use proto::transport::ClientConfig;
 use proto::wire as w;
 
 /// The table every job of the request needs.
@@ -48,13 +48,12 @@ pub(super) async fn cluster_status(
     observer: &mut dyn Observer,
 ) -> Result<w::ClusterStatus, ClientError> {
     retrying(cfg, outage, observer, || async {
-        let channel = cfg.connect().await.map_err(Broken::transport)?;
-        let auth = cfg.auth().map_err(|e| Broken::Fatal(e.into()))?;
-        transport::clients_client(channel, auth)
-            .status(w::StatusRequest {})
+        super::status::fetch(cfg)
             .await
-            .map(tonic::Response::into_inner)
-            .map_err(|s| Broken::status(&s))
+            .map_err(|e| match super::status::unreachable(&e) {
+                Some(why) => Broken::Retry(why),
+                None => Broken::Fatal(e),
+            })
     })
     .await
 }

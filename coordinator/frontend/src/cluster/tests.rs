@@ -209,7 +209,7 @@ fn options(url: &str, work: Work, output: Option<PathBuf>) -> Options {
         },
         table: TableChoice::Named("twophase".into()),
         work,
-        output,
+        output: output.map_or(Output::Stdout, Output::File),
         format: Format::Jsonl,
         resume: false,
         connect_timeout: Some(Duration::from_secs(30)),

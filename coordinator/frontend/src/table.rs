@@ -1,0 +1,155 @@
+//! The table a solve uses, by the catalog's one rule: here ([`local`]: the largest H48
+//! table present, what is missing built first) or on a cluster ([`on_cluster`]: the
+//! largest a connected worker holds).
+
+use crate::cluster::TableChoice;
+use crate::{Dialect, Error};
+use proto::Method;
+use std::path::Path;
+use tables::progress::Progress;
+
+/// The table a solve of `method` uses in `dir`: "twophase", `table`, or the largest H48
+/// table present (h48h0k4, built, when none is). A named table that is missing is built,
+/// and so is a present table's missing fallback; each build is announced on stderr.
+/// The two-phase tables are built where they are opened ([`crate::Embedded::open`]).
+pub fn local(
+    dir: &Path,
+    method: Method,
+    table: Option<&str>,
+    d: &Dialect,
+    progress: &dyn Progress,
+) -> Result<String, Error> {
+    if method == Method::TwoPhase {
+        return Ok(proto::catalog::TWOPHASE.to_string());
+    }
+    let build_error = |name: &str| {
+        let name = name.to_string();
+        move |e| Error::table(format!("building table {name}"), e)
+    };
+    let name = match table {
+        Some(t) => t.to_string(),
+        None => match worker::catalog::largest_h48_available(dir) {
+            Some(t) => t.to_string(),
+            None => {
+                d.say(&format!(
+                    "no H48 table in {}; building h48h0k4 (about 60 MB, once)…",
+                    dir.display()
+                ));
+                worker::catalog::build(dir, "h48h0k4", progress).map_err(build_error("h48h0k4"))?;
+                "h48h0k4".to_string()
+            }
+        },
+    };
+    let entry = optimal_entry(&name, d)?;
+    if table.is_some() && !entry.present(dir) {
+        d.say(&format!(
+            "table {name} is not in {}; building it…",
+            dir.display()
+        ));
+        worker::catalog::build_entry(dir, entry, progress).map_err(build_error(&name))?;
+    }
+    if let Some(f) = worker::catalog::missing_fallback(dir, entry) {
+        d.say(&format!(
+            "{f}, the fallback of table {name}, is not in {}; building it (4.6 MB, seconds)…",
+            dir.display()
+        ));
+        worker::catalog::build_file(dir, f, progress).map_err(build_error(f))?;
+    }
+    Ok(name)
+}
+
+/// The table every job of a cluster request of `method` needs: "twophase", `table`, or
+/// the H48 tables by the catalog's rule, largest first (the first a connected worker
+/// holds).
+pub fn on_cluster(method: Method, table: Option<&str>, d: &Dialect) -> Result<TableChoice, Error> {
+    if method == Method::TwoPhase {
+        return Ok(TableChoice::Named(proto::catalog::TWOPHASE.to_string()));
+    }
+    if let Some(t) = table {
+        return optimal_entry(t, d).map(|e| TableChoice::Named(e.name.to_string()));
+    }
+    let mut order: Vec<String> = Vec::new();
+    while let Some(t) = proto::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
+        order.push(t.to_string());
+    }
+    Ok(TableChoice::FirstHeld(order))
+}
+
+/// The catalog's entry of H48 table `name`.
+fn optimal_entry(name: &str, d: &Dialect) -> Result<&'static proto::catalog::Entry, Error> {
+    proto::catalog::find(name)
+        .filter(|e| e.method == Method::Optimal)
+        .ok_or_else(|| Error::Table {
+            what: format!(
+                "unknown H48 table {name:?}; {} shows the known ones",
+                d.list_tables
+            ),
+            source: None,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_asked_of_a_cluster_follows_the_catalog() {
+        let d = &Dialect::CLI;
+        assert_eq!(
+            on_cluster(Method::TwoPhase, Some("h48h0k4"), d).unwrap(),
+            TableChoice::Named("twophase".into())
+        );
+        assert_eq!(
+            on_cluster(Method::Optimal, Some("h48h1k2"), d).unwrap(),
+            TableChoice::Named("h48h1k2".into())
+        );
+        for bad in ["h48h99k2", "twophase"] {
+            let e = on_cluster(Method::Optimal, Some(bad), d).unwrap_err();
+            assert!(e.to_string().contains("unknown H48 table"), "{e}");
+            assert!(e.to_string().contains("`cubeswarm tables list`"), "{e}");
+        }
+        let e = on_cluster(Method::Optimal, Some("x"), &Dialect::PYTHON).unwrap_err();
+        assert!(e.to_string().contains("cubeswarm.tables.list()"), "{e}");
+        // Largest first, by the catalog's one rule: the first a worker holds is the
+        // largest it holds.
+        let TableChoice::FirstHeld(order) = on_cluster(Method::Optimal, None, d).unwrap() else {
+            panic!("candidates")
+        };
+        let first_of = |held: &[&str]| order.iter().find(|c| held.contains(&c.as_str())).cloned();
+        assert_eq!(
+            first_of(&["h48h0k2", "h48h0k4"]).as_deref(),
+            Some("h48h0k4")
+        );
+        assert_eq!(
+            first_of(&["twophase", "h48h2k2", "h48h0k4", "h48h1k2"]).as_deref(),
+            Some("h48h2k2")
+        );
+        assert!(!order.iter().any(|t| t == "twophase"));
+    }
+
+    #[test]
+    fn here_an_unknown_table_is_refused_before_anything_is_built() {
+        let dir = std::env::temp_dir().join(format!("cubeswarm-table-{}", std::process::id()));
+        let e = local(
+            &dir,
+            Method::Optimal,
+            Some("h48h99k2"),
+            &Dialect::PYTHON,
+            &tables::progress::Silent,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("unknown H48 table"), "{e}");
+        assert!(!dir.exists());
+        assert_eq!(
+            local(
+                &dir,
+                Method::TwoPhase,
+                None,
+                &Dialect::CLI,
+                &tables::progress::Silent
+            )
+            .unwrap(),
+            "twophase"
+        );
+    }
+}
