@@ -217,9 +217,15 @@ fn optimal(
         }
         return Ok(());
     }
-    let table = crate::local::optimal_table(dir, Some(table))?;
-    let engine = crate::local::open_engine(dir, &table, true)?;
-    let pool = crate::local::executors(engine, threads)?;
+    let table = frontend::table::local(
+        dir,
+        proto::Method::Optimal,
+        Some(table),
+        &frontend::Dialect::CLI,
+        &crate::progress::Bars::new(true),
+    )?;
+    let tables = frontend::Embedded::open_copied(dir, &table, &crate::progress::Bars::new(true))?;
+    let pool = tables.executors(1, threads)?;
     let settings = proto::Settings::default();
     println!("H48 optimal through the coordinator: table {table}, {threads} threads");
     let (mut total_s, mut total_nodes) = (0.0f64, 0u64);

@@ -1,13 +1,11 @@
 //! `cubeswarm`: command-line entry point. Parses flags and dispatches; the work lives in the
-//! library crates (`tables`, `proto`, `worker`, `coordinator`) and the command modules
+//! library crates (`tables`, `proto`, `worker`, `coordinator`; a solve goes through the
+//! front-end library `frontend`, as the Python package's does) and the command modules
 //! here.
 //!
 //! # Layout
 //! - `solve_cmd`: `solve`, one position or a file of them through the embedded default,
 //!   or through a cluster with `--coordinator`.
-//! - `local`: the embedded default's executors (the in-process executor seen as a
-//!   coordinator executor, its huge-page copy made in the background), the table a solve
-//!   uses, and the check of its files first.
 //! - `remote_solve`: `solve --coordinator`, the cluster client library with a progress bar.
 //! - `solve_to`: `solve --to`, a position solved to a target pattern.
 //! - `trace_cmd`: `solve --trace`, one optimal search recorded for `bench split`.
@@ -19,7 +17,8 @@
 //! - `coordinator_cmd`: `coordinator`, the cluster's scheduler behind gRPC.
 //! - `worker_cmd`: `worker`, this machine's engines serving a coordinator.
 //! - `status_cmd`: `status`, a cluster at a glance, once or refreshed.
-//! - `progress`: `Bars`, the progress bars of long table work (drawn on a terminal only).
+//! - `progress`: what the user sees on stderr: `Bars` for long table work, the bar of a
+//!   scramble set and its closing line (drawn on a terminal only).
 //!
 //! Exit status: 0 success (for `solve`: every line solved); 1 the command failed (bad
 //! flags or input found before solving, a table, the output, the cluster refused or was
@@ -28,7 +27,7 @@
 
 mod bench_cmd;
 mod coordinator_cmd;
-mod local;
+
 mod progress;
 mod remote_solve;
 mod show;
@@ -167,7 +166,7 @@ fn main() {
         Command::Status(args) => status_cmd::run(&cli.common, args),
     };
     if let Err(e) = result {
-        eprintln!("cubeswarm: error: {e:#}");
+        eprintln!("cubeswarm: error: {}", frontend::chain(e.as_ref()));
         std::process::exit(EXIT_FAILED);
     }
 }

@@ -1,4 +1,6 @@
-//! Progress bars for long table work: the binary's [`tables::progress::Progress`].
+//! What the user sees on stderr while the binary works: progress bars for long table
+//! work (the binary's [`tables::progress::Progress`]), the bar of a scramble set, and its
+//! closing line.
 //!
 //! [`Bars`] draws an indicatif bar per step on stderr when stderr is a terminal and
 //! nothing otherwise (tests, CI, pipes, log files); notes between steps are printed
@@ -96,4 +98,28 @@ mod tests {
         quiet.start("y", 10);
         assert!(quiet.current().is_none());
     }
+}
+/// The closing line of a scramble set, on stderr.
+pub fn print_summary(records: u64, errors: u64, seconds: f64) {
+    eprintln!(
+        "{records} positions ({errors} errors) in {seconds:.2} s: {:.1} positions/s",
+        records as f64 / seconds.max(1e-9)
+    );
+}
+
+/// A progress bar on stderr over `total_bytes` of input (a spinner when unknown), when
+/// `show` and stderr is a terminal.
+pub fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !show || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = match total_bytes {
+        Some(n) => indicatif::ProgressBar::new(n).with_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {percent}% ETA {eta}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        ),
+        None => indicatif::ProgressBar::new_spinner(),
+    };
+    Some(bar)
 }

@@ -2,23 +2,21 @@
 //! with a progress bar.
 //!
 //! # Layout
-//! - [`run`]: the table to ask for (by the catalog), the library's run, the summary.
+//! - [`run`]: the library's run, the summary.
 //! - `View`: the progress bar (whole cluster: positions per second, workers busy) or, for
 //!   one position, the deepening's depth and proof so far; the library's
 //!   [`Observer`].
 
-use crate::solve_cmd;
-use anyhow::anyhow;
-use frontend::cluster::{self, ClientError, Notice, Observer, Options, Summary, TableChoice, Work};
+use crate::progress::{print_summary, progress_bar};
+
+use frontend::cluster::{self, ClientError, Notice, Observer, Options, Summary, Work};
 use proto::wire as w;
-use proto::Method;
+
 use std::time::{Duration, Instant};
 
-/// Runs `solve` on the cluster of `opts.client` with `table` (`--table`, checked against
-/// the catalog; none: the largest a connected worker holds): prints what a local `solve`
-/// prints, and fails the way it fails.
-pub fn run(mut opts: Options, table: Option<&str>, quiet: bool) -> anyhow::Result<Summary> {
-    opts.table = choose_table(opts.settings.method, table)?;
+/// Runs `solve` on the cluster of `opts.client`: prints what a local `solve` prints, and
+/// fails the way it fails.
+pub fn run(opts: Options, quiet: bool) -> anyhow::Result<Summary> {
     let total = match &opts.work {
         Work::File(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
         _ => None,
@@ -48,30 +46,9 @@ pub fn run(mut opts: Options, table: Option<&str>, quiet: bool) -> anyhow::Resul
         (Err(e), _) => return Err(e.into()),
     };
     if !quiet && !single {
-        solve_cmd::print_summary(summary.records, summary.errors, summary.seconds);
+        print_summary(summary.records, summary.errors, summary.seconds);
     }
     Ok(summary)
-}
-
-/// The table every job of the request needs: "twophase", the `--table` asked for, or the
-/// H48 tables by the catalog's rule, largest first (the first a connected worker holds).
-fn choose_table(method: Method, table: Option<&str>) -> anyhow::Result<TableChoice> {
-    if method == Method::TwoPhase {
-        return Ok(TableChoice::Named(proto::catalog::TWOPHASE.to_string()));
-    }
-    if let Some(t) = table {
-        return match proto::catalog::find(t) {
-            Some(e) if e.method == Method::Optimal => Ok(TableChoice::Named(t.to_string())),
-            _ => Err(anyhow!(
-                "unknown H48 table {t:?}; `cubeswarm tables list` shows the known ones"
-            )),
-        };
-    }
-    let mut order: Vec<String> = Vec::new();
-    while let Some(t) = proto::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
-        order.push(t.to_string());
-    }
-    Ok(TableChoice::FirstHeld(order))
 }
 
 /// What the user sees on stderr while the cluster works (nothing when not a terminal or
@@ -96,7 +73,7 @@ struct View {
 impl View {
     fn batch(show: bool, total: Option<u64>) -> View {
         View {
-            bar: solve_cmd::progress_bar(show, total),
+            bar: progress_bar(show, total),
             single: false,
             quiet: false,
             start: Instant::now(),
@@ -107,7 +84,7 @@ impl View {
     }
 
     fn single(show: bool) -> View {
-        let bar = solve_cmd::progress_bar(show, None);
+        let bar = progress_bar(show, None);
         if let Some(b) = &bar {
             b.set_message("waiting for the coordinator");
             b.enable_steady_tick(Duration::from_millis(200));
@@ -184,41 +161,5 @@ impl Observer for View {
                 self.suspend(|| tracing::warn!("{notice}"))
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_table_asked_for_follows_the_catalog() {
-        assert_eq!(
-            choose_table(Method::TwoPhase, Some("h48h0k4")).unwrap(),
-            TableChoice::Named("twophase".into())
-        );
-        assert_eq!(
-            choose_table(Method::Optimal, Some("h48h1k2")).unwrap(),
-            TableChoice::Named("h48h1k2".into())
-        );
-        for bad in ["h48h99k2", "twophase"] {
-            let e = choose_table(Method::Optimal, Some(bad)).unwrap_err();
-            assert!(e.to_string().contains("unknown H48 table"), "{e}");
-        }
-        // Largest first, by the catalog's one rule: the first a worker holds is the
-        // largest it holds.
-        let TableChoice::FirstHeld(order) = choose_table(Method::Optimal, None).unwrap() else {
-            panic!("candidates")
-        };
-        let first_of = |held: &[&str]| order.iter().find(|c| held.contains(&c.as_str())).cloned();
-        assert_eq!(
-            first_of(&["h48h0k2", "h48h0k4"]).as_deref(),
-            Some("h48h0k4")
-        );
-        assert_eq!(
-            first_of(&["twophase", "h48h2k2", "h48h0k4", "h48h1k2"]).as_deref(),
-            Some("h48h2k2")
-        );
-        assert!(!order.iter().any(|t| t == "twophase"));
     }
 }

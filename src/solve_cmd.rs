@@ -1,45 +1,27 @@
 //! `cubeswarm solve`: one position from the command line, or a file of them, through the
-//! coordinator and the in-process executor, or through a cluster's coordinator
-//! (`--coordinator`, see [`crate::remote_solve`]).
+//! front-end library: the coordinator's driver over the in-process executors (the
+//! embedded default), or a cluster's coordinator (`--coordinator`, see
+//! [`crate::remote_solve`]). This file turns the flags into the library's terms and
+//! draws what the user sees.
 
 use crate::bench_cmd::default_threads;
-use crate::local;
+use crate::progress::{print_summary, progress_bar, Bars};
 use crate::remote_solve;
 use crate::Common;
 use anyhow::{bail, Context as _};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use coordinator::input::InputLine;
 use coordinator::Source;
-use frontend::cluster::{self as cluster, DEFAULT_CONNECT_TIMEOUT};
-use frontend::output::{self, CSV_HEADER};
-use proto::{Method, Settings, SettingsError};
+use frontend::cluster::{self, DEFAULT_CONNECT_TIMEOUT};
+use frontend::output::{self, Format, CSV_HEADER};
+use frontend::{Asked, Dialect, Embedded};
+use proto::{Method, Settings};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tables::Position;
-
-/// Output format of `solve`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// One human-readable line per solution.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
-    /// Comma-separated values with a header line.
-    Csv,
-}
-
-impl From<Format> for output::Format {
-    fn from(f: Format) -> Self {
-        match f {
-            Format::Text => output::Format::Text,
-            Format::Jsonl => output::Format::Jsonl,
-            Format::Csv => output::Format::Csv,
-        }
-    }
-}
 
 /// How a `solve` that ran to its end went (a run that could not is an error).
 #[derive(Debug)]
@@ -75,6 +57,16 @@ fn method_parser() -> impl TypedValueParser<Value = Method> {
     .try_map(|s| s.parse::<Method>())
 }
 
+/// `--format`: the names of [`output::Format`], each with its help line.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new([
+        PossibleValue::new(Format::Text.name()).help("One human-readable line per solution"),
+        PossibleValue::new(Format::Jsonl.name()).help("One JSON object per line"),
+        PossibleValue::new(Format::Csv.name()).help("Comma-separated values with a header line"),
+    ])
+    .try_map(|s| s.parse::<Format>())
+}
+
 /// Flags of `solve`.
 #[derive(Args)]
 pub struct SolveArgs {
@@ -92,7 +84,7 @@ pub struct SolveArgs {
     #[arg(long, short)]
     output: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_parser = format_parser(), default_value = "text")]
     format: Format,
     /// Number of solutions per position.
     #[arg(long, short = 'n', default_value_t = 1)]
@@ -155,20 +147,20 @@ pub struct SolveArgs {
     trace: Option<PathBuf>,
 }
 
-/// Runs `solve`: the positions go through the coordinator's scheduler to the in-process
-/// executor (the embedded default), or to a cluster with `--coordinator`.
+/// Runs `solve`: the positions go through the coordinator's driver to the in-process
+/// executors (the embedded default), or to a cluster with `--coordinator`.
 pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished> {
     let (settings, single) = checked(&a)?;
-    let connect_timeout = seconds("--connect-timeout", a.connect_timeout)?;
-    let wait_for_workers = seconds("--wait-for-workers", a.wait_for_workers)?;
+    let connect_timeout = frontend::settings::seconds("--connect-timeout", a.connect_timeout)?;
+    let wait_for_workers = frontend::settings::seconds("--wait-for-workers", a.wait_for_workers)?;
     if let Some(url) = a.coordinator.as_deref().filter(|u| !u.is_empty()) {
         if a.threads.is_some() {
             bail!("--threads sets the local solver's threads; with --coordinator each worker has its own");
         }
         let opts = cluster::Options {
             client: common.client_config(url)?,
+            table: frontend::table::on_cluster(settings.method, a.table.as_deref(), &Dialect::CLI)?,
             settings,
-            table: cluster::TableChoice::Unset,
             work: match (&a.position, &a.input) {
                 (Some(p), _) => cluster::Work::One(p.clone()),
                 (None, i) => cluster::Work::File(i.clone().unwrap_or_default()),
@@ -177,23 +169,27 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
                 .output
                 .clone()
                 .map_or(cluster::Output::Stdout, cluster::Output::File),
-            format: a.format.into(),
+            format: a.format,
             resume: a.resume,
             connect_timeout: Some(connect_timeout).filter(|d| !d.is_zero()),
             wait_for_workers: Some(wait_for_workers).filter(|d| !d.is_zero()),
         };
-        let s = remote_solve::run(opts, a.table.as_deref(), a.quiet)?;
+        let s = remote_solve::run(opts, a.quiet)?;
         return Ok(Finished::new(s.errors, s.failure));
     }
     if a.resume {
         bail!("--resume continues the output file of a cluster run; use it with --coordinator");
     }
     let threads = a.threads.unwrap_or_else(default_threads).max(1);
-    let table = match a.method {
-        Method::Optimal => local::optimal_table(dir, a.table.as_deref())?,
-        Method::TwoPhase => proto::catalog::TWOPHASE.to_string(),
-    };
-    let pool = local::solving_executors(dir, &table, threads, !a.quiet)?;
+    let table = frontend::table::local(
+        dir,
+        a.method,
+        a.table.as_deref(),
+        &Dialect::CLI,
+        &Bars::new(true),
+    )?;
+    let tables = Embedded::open(dir, &table, &Dialect::CLI, &Bars::new(!a.quiet))?;
+    let pool = tables.executors(1, threads)?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => {
             Box::new(BufWriter::new(File::create(p).with_context(|| {
@@ -202,7 +198,6 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
         }
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    let cfg = coordinator::Config::default();
     if let Some(path) = &a.trace {
         let (Some(position), Some(text)) = (single, &a.position) else {
             bail!("--trace records the search of one position given on the command line");
@@ -219,7 +214,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             threads,
         };
         let rec = crate::trace_cmd::solve_traced(pool, run)?;
-        let failure = output::write_single(&mut out, a.format.into(), &rec, &settings)?;
+        let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
         return Ok(Finished::new(u64::from(failure.is_some()), failure));
     }
     if let (Some(position), Some(text)) = (single, &a.position) {
@@ -228,20 +223,8 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             input: text.clone(),
             parsed: Ok(position),
         };
-        let mut got = None;
-        coordinator::run(
-            cfg,
-            &pool,
-            settings.clone(),
-            table,
-            Source::<std::io::Empty>::One(line),
-            &mut |r| {
-                got = Some(r);
-                Ok(())
-            },
-        )?;
-        let rec = got.context("no record for the position")?;
-        let failure = output::write_single(&mut out, a.format.into(), &rec, &settings)?;
+        let rec = frontend::embedded::one(&pool, &settings, &table, line)?;
+        let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
         return Ok(Finished::new(u64::from(failure.is_some()), failure));
     }
     let path = a.input.clone().unwrap_or_default();
@@ -260,15 +243,14 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     let start = Instant::now();
     let mut done = 0u64;
     let mut failed = 0u64;
-    let format = a.format.into();
     let stats = coordinator::run(
-        cfg,
+        coordinator::Config::default(),
         &pool,
         settings.clone(),
         table,
         Source::Lines(reader),
         &mut |rec| {
-            out.write_all(output::render(&rec, &settings, format).as_bytes())?;
+            out.write_all(output::render(&rec, &settings, a.format).as_bytes())?;
             done += 1;
             if output::failure(&rec, &settings).is_some() {
                 failed += 1;
@@ -293,94 +275,33 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     Ok(Finished::new(failed, None))
 }
 
-/// A number of seconds from a flag: finite and not negative.
-fn seconds(flag: &str, secs: f64) -> anyhow::Result<Duration> {
-    match Duration::try_from_secs_f64(secs) {
-        Ok(d) => Ok(d),
-        Err(_) => bail!("{flag} must be a number of seconds, 0 or more"),
-    }
-}
-
 /// The flags checked and turned into settings, and the command-line position parsed:
 /// what a local and a cluster run refuse alike, before any table is opened or any
 /// connection made.
 fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
-    let batch_mode = a.input.is_some();
-    if batch_mode == a.position.is_some() {
+    if a.input.is_some() == a.position.is_some() {
         bail!("give either a POSITION or --input FILE (not both, not neither)");
     }
-    if let Some(t) = a.time_limit {
-        if !(t.is_finite() && t > 0.0) {
-            bail!("--time-limit must be a positive number of seconds");
-        }
-    }
-    // Check a command-line position before opening (or building) any table.
-    let single = match &a.position {
-        Some(p) => Some(Position::parse(p).with_context(|| format!("position {p:?}"))?),
-        None => None,
-    };
-    let cluster = a.coordinator.as_deref().is_some_and(|u| !u.is_empty());
-    let single = crate::solve_to::position_to_solve(single, a.to.as_deref(), cluster)?;
-    let settings = Settings {
+    let asked = Asked {
         method: a.method,
-        min_length: a.min_length,
-        max_length: a.max_length.unwrap_or(proto::DEFAULT_MAX_LENGTH),
-        max_solutions: if a.all {
+        min_length: a.min_length.into(),
+        max_length: a.max_length.map(u32::from),
+        solutions: if a.all {
             None
         } else {
             Some(u32::try_from(a.solutions).unwrap_or(u32::MAX))
         },
-        time_limit_ms: a.time_limit.map(|t| (t * 1000.0).round().max(1.0) as u64),
-        probe_limit: None,
+        time_limit: a.time_limit,
         anytime: a.anytime,
     };
-    let settings = settings.validate().map_err(flag_error)?.into_inner();
+    // Checked before any table is opened (or built).
+    let settings = asked.settings(&Dialect::CLI)?;
+    let single = a
+        .position
+        .as_deref()
+        .map(frontend::settings::position)
+        .transpose()?;
+    let cluster = a.coordinator.as_deref().is_some_and(|u| !u.is_empty());
+    let single = crate::solve_to::position_to_solve(single, a.to.as_deref(), cluster)?;
     Ok((settings, single))
-}
-
-/// The closing line of a scramble set, on stderr.
-pub(crate) fn print_summary(records: u64, errors: u64, seconds: f64) {
-    eprintln!(
-        "{records} positions ({errors} errors) in {seconds:.2} s: {:.1} positions/s",
-        records as f64 / seconds.max(1e-9)
-    );
-}
-
-/// A settings fault said in terms of the flags that caused it.
-fn flag_error(e: SettingsError) -> anyhow::Error {
-    match e {
-        SettingsError::MaxLength { .. } => {
-            anyhow::anyhow!("--max-length must be at most {}", proto::MAX_LENGTH)
-        }
-        SettingsError::MinAboveMax { .. } => {
-            anyhow::anyhow!("--min-length is larger than --max-length")
-        }
-        SettingsError::NoSolutions => anyhow::anyhow!("--solutions must be at least 1"),
-        SettingsError::EverySolutionTwoPhase => {
-            anyhow::anyhow!("--all asks for every optimal solution; use it with --method optimal")
-        }
-        SettingsError::AnytimeOptimal => anyhow::anyhow!(
-            "--anytime is for --method twophase (optimal solutions are already the shortest)"
-        ),
-        SettingsError::AnytimeWithoutTimeLimit => {
-            anyhow::anyhow!("--anytime needs --time-limit SECS (how long to keep shortening)")
-        }
-    }
-}
-
-/// A progress bar on stderr over `total_bytes` of input (a spinner when unknown), when
-/// `show` and stderr is a terminal.
-pub(crate) fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if !show || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = match total_bytes {
-        Some(n) => indicatif::ProgressBar::new(n).with_style(
-            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {percent}% ETA {eta}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        ),
-        None => indicatif::ProgressBar::new_spinner(),
-    };
-    Some(bar)
 }

@@ -36,22 +36,30 @@ class SolveMany(Iterator[Dict[str, Any]]):
     def __next__(self) -> Dict[str, Any]: ...
     def close(self) -> None: ...
 
-def cluster_run(
-    url: str,
-    token: Optional[str],
-    tls_ca: Optional[str],
-    method: str,
-    max_length: int,
-    min_length: int,
-    solutions: Optional[int],
-    time_limit: Optional[float],
-    table: Optional[str],
-    position: Optional[str],
-    input: Optional[str],
-    output: str,
-    resume: bool,
-    connect_timeout: Optional[float],
-) -> Dict[str, Any]: ...
+class ClusterRun:
+    def __init__(
+        self,
+        url: str,
+        token: Optional[str],
+        tls_ca: Optional[str],
+        method: str,
+        max_length: int,
+        min_length: int,
+        solutions: Optional[int],
+        time_limit: Optional[float],
+        table: Optional[str],
+        position: Optional[str],
+        positions: Optional[Iterable[str]],
+        input: Optional[str],
+        output: Optional[str],
+        resume: bool,
+        connect_timeout: Optional[float],
+    ) -> None: ...
+    def __iter__(self) -> "ClusterRun": ...
+    def __next__(self) -> Dict[str, Any]: ...
+    @property
+    def summary(self) -> Optional[Dict[str, Any]]: ...
+
 def cluster_status(url: str, token: Optional[str], tls_ca: Optional[str]) -> Dict[str, Any]: ...
 def tables_dir(tables_dir: Optional[str] = None) -> str: ...
 def tables_list(tables_dir: Optional[str] = None) -> List[Dict[str, Any]]: ...

@@ -3,12 +3,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
-import threading
-import time
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Union
 
 from . import _native
 from ._solution import Solution
@@ -17,36 +13,6 @@ from .errors import NoSolutionError
 __all__ = ["Cluster"]
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-def _solution(recs: List[Dict[str, Any]]) -> Solution:
-    """One position's JSONL records (one per solution) as a Solution."""
-    first = recs[0]
-    if "error" in first:
-        return Solution(moves=[], input=first["input"], line=int(first["id"]), error=first["error"])
-    sols = [r["solution"].split() for r in recs]
-    return Solution(
-        moves=sols[0],
-        optimal=bool(first["optimal"]),
-        nodes=int(first["nodes"]),
-        seconds=float(first["millis"]) / 1e3,
-        solutions=sols,
-        input=first["input"],
-        line=int(first["id"]),
-        note=first.get("note"),
-    )
-
-
-def _grouped(lines: Iterable[str]) -> Iterator[List[Dict[str, Any]]]:
-    group: List[Dict[str, Any]] = []
-    for line in lines:
-        rec = json.loads(line)
-        if group and group[0]["id"] != rec["id"]:
-            yield group
-            group = []
-        group.append(rec)
-    if group:
-        yield group
 
 
 class Cluster:
@@ -75,13 +41,14 @@ class Cluster:
         ...) and ``workers`` (each with its ``tables``, ``threads``, ``running``)."""
         return _native.cluster_status(self.url, self.token, self.tls_ca)
 
-    def _run(self, settings: Dict[str, Any], position: Optional[str], input: Optional[str],
-             output: str, resume: bool) -> Dict[str, Any]:
-        return _native.cluster_run(
+    def _records(self, settings: Dict[str, Any], position: Optional[str] = None,
+                 positions: Optional[Iterable[str]] = None, input: Optional[str] = None,
+                 output: Optional[str] = None, resume: bool = False) -> Iterator[Dict[str, Any]]:
+        return _native.ClusterRun(
             self.url, self.token, self.tls_ca,
             settings["method"], settings["max_length"], settings["min_length"],
             settings["solutions"], settings["time_limit"], settings["table"],
-            position, input, output, resume, self.connect_timeout,
+            position, positions, input, output, resume, self.connect_timeout,
         )
 
     def solve(
@@ -99,14 +66,10 @@ class Cluster:
         same errors, and ClusterError when the cluster refuses or cannot be reached)."""
         settings = dict(method=method, max_length=max_length, min_length=min_length,
                         solutions=solutions, time_limit=time_limit, table=table)
-        with tempfile.TemporaryDirectory(prefix="cubeswarm-") as tmp:
-            out = os.path.join(tmp, "out.jsonl")
-            self._run(settings, position, None, out, False)
-            with open(out, encoding="utf-8") as f:
-                groups = list(_grouped(line for line in f if line.strip()))
-        if not groups:
+        recs = [Solution._from_record(d) for d in self._records(settings, position=position)]
+        if not recs:
             raise NoSolutionError("no record for the position")
-        s = _solution(groups[0])
+        s = recs[0]
         if s.error is not None:
             raise NoSolutionError(s.error)
         return s
@@ -127,68 +90,24 @@ class Cluster:
         """Solves positions on the cluster, yielding a :class:`Solution` per position in
         input order as the records arrive (a bad line: ``ok`` False, ``error`` set).
 
-        ``positions``: an iterable of strings (written to a temporary file first), or
+        ``positions``: an iterable of strings (streamed to the cluster as it is read), or
         the path of a file of positions (one per line; blanks and ``#`` comments
         skipped, as the CLI does). ``output``: the JSONL file the run journals to (kept);
-        with ``resume=True`` a run cut short continues it, skipping the lines it already
-        holds (``positions`` must then be the same file).
+        with ``resume=True`` a run cut short continues it, solving and yielding only the
+        lines it does not hold yet (``positions`` must then be the same file).
         """
         settings = dict(method=method, max_length=max_length, min_length=min_length,
                         solutions=solutions, time_limit=time_limit, table=table)
         if resume and output is None:
             raise ValueError("resume=True continues an output file: give output=")
-        tmp = tempfile.TemporaryDirectory(prefix="cubeswarm-")
-        try:
-            if isinstance(positions, (str, os.PathLike)):
-                input_path = os.fspath(positions)
-            else:
-                input_path = os.path.join(tmp.name, "input.txt")
-                with open(input_path, "w", encoding="utf-8") as f:
-                    for p in positions:
-                        f.write(str(p).replace("\r", " ").replace("\n", " ") + "\n")
-            out = os.fspath(output) if output is not None else os.path.join(tmp.name, "out.jsonl")
-            yield from self._tail(settings, input_path, out, resume)
-        finally:
-            tmp.cleanup()
-
-    def _tail(self, settings: Dict[str, Any], input_path: str, out: str,
-              resume: bool) -> Iterator[Solution]:
-        """Runs the request on a thread and yields the journal's records as they come."""
-        box: Dict[str, BaseException] = {}
-
-        def work() -> None:
-            try:
-                self._run(settings, None, input_path, out, resume)
-            except BaseException as e:  # handed to the caller
-                box["error"] = e
-
-        t = threading.Thread(target=work, daemon=True)
-        t.start()
-        pos = 0
-        buf = ""
-        group: List[Dict[str, Any]] = []
-        while True:
-            running = t.is_alive()
-            if os.path.exists(out):
-                with open(out, encoding="utf-8") as f:
-                    f.seek(pos)
-                    chunk = f.read()
-                    pos = f.tell()
-                buf += chunk
-                *lines, buf = buf.split("\n")
-                for line in lines:
-                    if not line.strip():
-                        continue
-                    rec = json.loads(line)
-                    if group and group[0]["id"] != rec["id"]:
-                        yield _solution(group)
-                        group = []
-                    group.append(rec)
-            if not running:
-                break
-            time.sleep(0.02)
-        t.join()
-        if "error" in box:
-            raise box["error"]
-        if group:
-            yield _solution(group)
+        out = None if output is None else os.fspath(output)
+        if isinstance(positions, (str, os.PathLike)):
+            records = self._records(settings, input=os.fspath(positions), output=out,
+                                    resume=resume)
+        else:
+            if resume:
+                raise ValueError("resume=True checks the positions against the journal: "
+                                 "give the path of the file of positions")
+            records = self._records(settings, positions=positions, output=out)
+        for d in records:
+            yield Solution._from_record(d)

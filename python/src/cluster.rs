@@ -1,18 +1,23 @@
-//! A cluster through the client library of `cubeswarm solve --coordinator`: the run
-//! writes its JSONL journal (the Python side reads the records from it as they come),
-//! and the cluster's status.
+//! A cluster through the front-end library's client (what `cubeswarm solve --coordinator`
+//! runs): `ClusterRun` streams the records of a request as they arrive, in input order,
+//! with no file in between (the output file, when asked for, is the run's journal); and
+//! the cluster's status.
 
-use crate::errors::{chain, err, Kind};
-use crate::settings::{self, Args};
+use crate::errors::{err, front, Kind};
+use crate::solve::{record_dict, Args};
 use crate::wait;
-use frontend::cluster::{self, ClientError, Format, Options, Silent, TableChoice, Work};
+use frontend::cluster::{self, ClientError, Observer, Options, Output, Stream, Summary, Work};
+use frontend::Dialect;
 use proto::transport::ClientConfig;
-use proto::{wire as w, Method};
+use proto::{Record, Settings};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyIterator};
+use std::collections::VecDeque;
+use std::io::{BufRead, Read};
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
 
 /// The connection settings of a `Cluster`.
 fn config(url: &str, token: Option<String>, tls_ca: Option<PathBuf>) -> ClientConfig {
@@ -22,110 +27,234 @@ fn config(url: &str, token: Option<String>, tls_ca: Option<PathBuf>) -> ClientCo
     c
 }
 
-/// The table the request names, as the CLI chooses it.
-fn choose_table(method: Method, table: Option<&str>) -> PyResult<TableChoice> {
-    if method == Method::TwoPhase {
-        return Ok(TableChoice::Named(proto::catalog::TWOPHASE.to_string()));
+/// What the run's thread tells the iterator.
+enum Msg {
+    Records(Vec<Record>),
+    End(Result<Summary, ClientError>),
+}
+
+/// The run's observer: every record written goes to the iterator.
+struct Forward(Sender<Msg>);
+
+impl Observer for Forward {
+    fn records(&mut self, records: &[Record]) {
+        let _ = self.0.send(Msg::Records(records.to_vec()));
     }
-    if let Some(t) = table {
-        return match proto::catalog::find(t) {
-            Some(e) if e.method == Method::Optimal => Ok(TableChoice::Named(t.to_string())),
-            _ => Err(err(
-                Kind::Settings,
-                format!("unknown H48 table {t:?}; cubeswarm.tables.list() shows the known ones"),
-            )),
+}
+
+/// The items of a Python iterable as the lines of a reader (read on the client's input
+/// thread, which takes the GIL for each item). A line break inside an item is a space.
+struct PyReader {
+    iter: Py<PyIterator>,
+    buf: Vec<u8>,
+    at: usize,
+    /// The exception the iterable raised, if any: the input ends there and the caller
+    /// raises it after the records before it.
+    failed: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Read for PyReader {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = {
+            let got = self.fill_buf()?;
+            let n = got.len().min(out.len());
+            out[..n].copy_from_slice(&got[..n]);
+            n
         };
+        self.consume(n);
+        Ok(n)
     }
-    let mut order: Vec<String> = Vec::new();
-    while let Some(t) = proto::catalog::largest_h48_where(|e| !order.iter().any(|n| n == e.name)) {
-        order.push(t.to_string());
-    }
-    Ok(TableChoice::FirstHeld(order))
 }
 
-fn client_error(e: ClientError) -> PyErr {
-    err(Kind::Cluster, chain(&e))
+impl BufRead for PyReader {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at == self.buf.len() {
+            let item = Python::attach(|py| -> Option<PyResult<String>> {
+                let mut it = self.iter.bind(py).clone();
+                Some(it.next()?.and_then(|i| match i.extract::<String>() {
+                    Ok(s) => Ok(s),
+                    Err(_) => i.str().map(|s| s.to_string()),
+                }))
+            });
+            self.buf.clear();
+            self.at = 0;
+            match item {
+                None => {}
+                Some(Ok(text)) => {
+                    self.buf.extend(text.replace(['\r', '\n'], " ").bytes());
+                    self.buf.push(b'\n');
+                }
+                Some(Err(e)) => {
+                    *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+            }
+        }
+        Ok(&self.buf[self.at..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.at = (self.at + n).min(self.buf.len());
+    }
 }
 
-/// Runs one request on the cluster: `position` (one), or the lines of `input`; the
-/// records go to `output` as JSONL (continued when `resume`). Returns the summary
-/// (`records`, `errors`, `resumed`, `reconnections`, `seconds`, `failure`).
-#[pyfunction]
-#[pyo3(signature = (url, token, tls_ca, method, max_length, min_length, solutions, time_limit, table, position, input, output, resume, connect_timeout))]
-#[allow(clippy::too_many_arguments)]
-pub fn cluster_run<'py>(
-    py: Python<'py>,
-    url: &str,
-    token: Option<String>,
-    tls_ca: Option<PathBuf>,
-    method: String,
-    max_length: u32,
-    min_length: u32,
-    solutions: Option<u32>,
-    time_limit: Option<f64>,
-    table: Option<String>,
-    position: Option<String>,
-    input: Option<PathBuf>,
-    output: PathBuf,
-    resume: bool,
-    connect_timeout: Option<f64>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let settings = settings::settings(&Args {
-        method,
-        max_length,
-        min_length,
-        solutions,
-        time_limit,
-    })?;
-    if let Some(p) = &position {
-        crate::cube::parse(p)?;
-    }
-    let connect_timeout = match connect_timeout {
-        None => Some(client::DEFAULT_CONNECT_TIMEOUT),
-        Some(s) => match Duration::try_from_secs_f64(s) {
-            Ok(d) if d.is_zero() => None,
-            Ok(d) => Some(d),
-            Err(_) => {
+/// The records of one request on a cluster, in input order, as they arrive: one
+/// `position`, the lines of the file `input`, or the items of the iterable `positions`.
+/// `output`: the JSONL journal (continued when `resume`: only the lines not in it are
+/// solved, and only their records are yielded).
+#[pyclass(module = "cubeswarm._native")]
+pub struct ClusterRun {
+    rx: Mutex<Receiver<Msg>>,
+    ready: Mutex<VecDeque<Record>>,
+    done: AtomicBool,
+    settings: Settings,
+    failed: Arc<Mutex<Option<PyErr>>>,
+    summary: Mutex<Option<Summary>>,
+}
+
+#[pymethods]
+impl ClusterRun {
+    #[new]
+    #[pyo3(signature = (url, token, tls_ca, method, max_length, min_length, solutions, time_limit, table, position, positions, input, output, resume, connect_timeout))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        url: &str,
+        token: Option<String>,
+        tls_ca: Option<PathBuf>,
+        method: String,
+        max_length: u32,
+        min_length: u32,
+        solutions: Option<u32>,
+        time_limit: Option<f64>,
+        table: Option<String>,
+        position: Option<String>,
+        positions: Option<&Bound<'_, PyAny>>,
+        input: Option<PathBuf>,
+        output: Option<PathBuf>,
+        resume: bool,
+        connect_timeout: Option<f64>,
+    ) -> PyResult<ClusterRun> {
+        let settings = Args {
+            method,
+            max_length,
+            min_length,
+            solutions,
+            time_limit,
+        }
+        .settings()?;
+        let failed = Arc::new(Mutex::new(None));
+        let work = match (position, positions, input) {
+            (Some(p), None, None) => {
+                frontend::settings::position(&p).map_err(front)?;
+                Work::One(p)
+            }
+            (None, Some(items), None) => Work::Stream(Stream::new(Box::new(PyReader {
+                iter: items.try_iter()?.unbind(),
+                buf: Vec::new(),
+                at: 0,
+                failed: Arc::clone(&failed),
+            }))),
+            (None, None, Some(path)) => Work::File(path),
+            _ => {
                 return Err(err(
                     Kind::Settings,
-                    "connect_timeout must be a number of seconds, 0 or more",
+                    "give one of position, positions or input",
                 ))
             }
-        },
-    };
-    let opts = Options {
-        client: config(url, token, tls_ca),
-        table: choose_table(settings.method, table.as_deref())?,
-        settings,
-        work: match (position, input) {
-            (Some(p), _) => Work::One(p),
-            (None, Some(i)) => Work::File(i),
-            (None, None) => return Err(err(Kind::Settings, "nothing to solve")),
-        },
-        output: Some(output),
-        format: Format::Jsonl,
-        resume,
-        connect_timeout,
-        wait_for_workers: None,
-    };
-    let (tx, rx) = mpsc::channel();
-    let rx = std::sync::Mutex::new(rx);
-    // The client library has no stop: an interrupted run's thread ends on its own (the
-    // coordinator drops the request when its stream closes with the process).
-    std::thread::spawn(move || {
-        let _ = tx.send(client::run(&opts, &mut Silent));
-    });
-    let summary = wait::recv(py, &rx, &mut || {})?
-        .ok_or_else(|| err(Kind::Other, "the cluster run ended without a summary"))?
-        .map_err(client_error)?;
-    let d = PyDict::new(py);
-    d.set_item("records", summary.records)?;
-    d.set_item("errors", summary.errors)?;
-    d.set_item("resumed", summary.resumed)?;
-    d.set_item("reconnections", summary.reconnections)?;
-    d.set_item("seconds", summary.seconds)?;
-    d.set_item("failure", summary.failure)?;
-    Ok(d)
+        };
+        let connect_timeout = match connect_timeout {
+            None => Some(cluster::DEFAULT_CONNECT_TIMEOUT),
+            Some(s) => {
+                let d = frontend::settings::seconds("connect_timeout", s).map_err(front)?;
+                Some(d).filter(|d| !d.is_zero())
+            }
+        };
+        let opts = Options {
+            client: config(url, token, tls_ca),
+            table: frontend::table::on_cluster(settings.method, table.as_deref(), &Dialect::PYTHON)
+                .map_err(front)?,
+            settings: settings.clone(),
+            work,
+            output: output.map_or(Output::Nowhere, Output::File),
+            format: frontend::output::Format::Jsonl,
+            resume,
+            connect_timeout,
+            wait_for_workers: None,
+        };
+        let (tx, rx) = mpsc::channel();
+        // The client library has no stop: an abandoned run's thread ends on its own (the
+        // coordinator drops the request when its stream closes with the process).
+        std::thread::spawn(move || {
+            let r = cluster::run(&opts, &mut Forward(tx.clone()));
+            let _ = tx.send(Msg::End(r));
+        });
+        Ok(ClusterRun {
+            rx: Mutex::new(rx),
+            ready: Mutex::new(VecDeque::new()),
+            done: AtomicBool::new(false),
+            settings,
+            failed,
+            summary: Mutex::new(None),
+        })
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        loop {
+            if let Some(r) = self
+                .ready
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .pop_front()
+            {
+                return record_dict(py, &r, &self.settings).map(Some);
+            }
+            if self.done.load(Ordering::Acquire) {
+                return Ok(None);
+            }
+            let msg = wait::recv(py, &self.rx, &mut || {});
+            let msg = match msg {
+                Ok(m) => m,
+                Err(e) => {
+                    self.done.store(true, Ordering::Release);
+                    return Err(e);
+                }
+            };
+            match msg {
+                Some(Msg::Records(v)) => self
+                    .ready
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend(v),
+                Some(Msg::End(r)) => {
+                    self.done.store(true, Ordering::Release);
+                    if let Some(e) = self.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                        return Err(e);
+                    }
+                    let summary = r.map_err(|e| front(frontend::Error::Cluster(e)))?;
+                    *self.summary.lock().unwrap_or_else(|p| p.into_inner()) = Some(summary);
+                }
+                None => self.done.store(true, Ordering::Release),
+            }
+        }
+    }
+
+    /// The run's summary once it ended (`records`, `errors`, `resumed`,
+    /// `reconnections`, `seconds`), else None.
+    #[getter]
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let s = self.summary.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(s) = s.as_ref() else { return Ok(None) };
+        let d = PyDict::new(py);
+        d.set_item("records", s.records)?;
+        d.set_item("errors", s.errors)?;
+        d.set_item("resumed", s.resumed)?;
+        d.set_item("reconnections", s.reconnections)?;
+        d.set_item("seconds", s.seconds)?;
+        Ok(Some(d))
+    }
 }
 
 /// The coordinator's status: its version, counters and workers.
@@ -138,22 +267,9 @@ pub fn cluster_status<'py>(
     tls_ca: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cfg = config(url, token, tls_ca);
-    let status = py.detach(|| -> Result<w::ClusterStatus, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        rt.block_on(async {
-            let channel = cfg.connect().await.map_err(|e| chain(&e))?;
-            let auth = cfg.auth().map_err(|e| chain(&e))?;
-            proto::transport::clients_client(channel, auth)
-                .status(w::StatusRequest {})
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(|s| format!("{}: {}", cfg.url, s.message()))
-        })
-    });
-    let s = status.map_err(|e| err(Kind::Cluster, e))?;
+    let s = py
+        .detach(|| cluster::status::query(&cfg))
+        .map_err(|e| front(frontend::Error::Cluster(e)))?;
     let d = PyDict::new(py);
     d.set_item("version", &s.version)?;
     d.set_item("requests", s.requests)?;

@@ -47,17 +47,15 @@ pub fn err(kind: Kind, message: impl Into<String>) -> PyErr {
     })
 }
 
-/// An error chain as the CLI prints it (`outer: inner: ...`).
-pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(c) = cur {
-        let m = c.to_string();
-        if !s.contains(&m) {
-            s.push_str(": ");
-            s.push_str(&m);
-        }
-        cur = c.source();
-    }
-    s
+/// A front-end library error as the exception of its class, with its whole chain.
+pub fn front(e: frontend::Error) -> PyErr {
+    let kind = match &e {
+        frontend::Error::Settings(_) => Kind::Settings,
+        frontend::Error::Position { .. } => Kind::Position,
+        frontend::Error::Table { .. } => Kind::Table,
+        frontend::Error::Run(coordinator::RunError::NoExecutorForTable(_)) => Kind::Table,
+        frontend::Error::Run(_) => Kind::Other,
+        frontend::Error::Cluster(_) => Kind::Cluster,
+    };
+    err(kind, frontend::chain(&e))
 }

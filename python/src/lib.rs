@@ -6,23 +6,19 @@
 //! # Layout
 //! - `errors`: the package's exception classes (defined in `cubeswarm/errors.py`) raised
 //!   from Rust with the CLI's messages.
-//! - `settings`: keyword arguments checked into [`proto::Settings`].
-//! - `engines`: the tables directory, the table to use, opened engines kept per process.
-//! - `pool`: the in-process executor as a coordinator executor (what the CLI runs).
+//! - `progress`: table work reported on stderr.
 //! - `wait`: work on a thread while the GIL is released, signals checked meanwhile.
-//! - `solve`: `solve` and `SolveMany` over the coordinator's embedded run (a one-position
-//!   two-phase `solve` calls the engine directly: a run's set-up would cost more than
-//!   the search).
-//! - `cluster`: a cluster's client run and status.
+//! - `solve`: `solve` and `SolveMany` through the front-end library's embedded run (the
+//!   CLI's path: settings, table choice, the tables opened once per process, the driver).
+//! - `cluster`: `ClusterRun`, a cluster request's records streamed as they arrive, and
+//!   the cluster's status, through the front-end library's client.
 //! - `cube`: facelets, apply, random states, positions relative to a target.
 //! - `tables_fns`: list, build, verify.
 
 mod cluster;
 mod cube;
-mod engines;
 mod errors;
-mod pool;
-mod settings;
+mod progress;
 mod solve;
 mod tables_fns;
 mod wait;
@@ -39,7 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cube::is_solved_by, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_class::<solve::SolveMany>()?;
-    m.add_function(wrap_pyfunction!(cluster::cluster_run, m)?)?;
+    m.add_class::<cluster::ClusterRun>()?;
     m.add_function(wrap_pyfunction!(cluster::cluster_status, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_dir, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_list, m)?)?;

@@ -1,22 +1,20 @@
 //! `solve` (one position) and `SolveMany` (an iterable of them, results in input order)
-//! over the coordinator's embedded run, the path of the CLI's `solve`; except a
-//! one-position two-phase `solve`, which runs the engine directly (`solve_direct`).
+//! through the front-end library's embedded run, the path of the CLI's `solve`: the
+//! coordinator's driver over the in-process executors, kept per process.
 
-use crate::engines;
-use crate::errors::{chain, err, Kind};
-use crate::pool;
-use crate::settings::{self, Args};
+use crate::errors::{err, front, Kind};
+use crate::progress::Stderr;
 use crate::wait;
 use coordinator::input::InputLine;
 use coordinator::{Event, RunError, RunStats, Source};
-use proto::{Method, Record, RecordError, Settings};
+use frontend::{Asked, Dialect, Embedded};
+use proto::{Record, RecordError, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 use tables::Position;
 
 /// Records a `SolveMany` may hold unread (its memory bound, with the run's window).
@@ -85,27 +83,55 @@ pub fn record_dict<'py>(
 
 /// A run's failure as an exception.
 fn run_error(e: RunError) -> PyErr {
-    match e {
-        RunError::NoExecutorForTable(_) => err(Kind::Table, chain(&e)),
-        e => err(Kind::Other, chain(&e)),
+    front(frontend::Error::Run(e))
+}
+
+/// What `solve` and `solve_many` are asked, as the Python API takes it.
+pub struct Args {
+    pub method: String,
+    pub max_length: u32,
+    pub min_length: u32,
+    pub solutions: Option<u32>,
+    pub time_limit: Option<f64>,
+}
+
+impl Args {
+    /// The checked settings.
+    pub fn settings(&self) -> PyResult<Settings> {
+        let d = &Dialect::PYTHON;
+        Asked {
+            method: frontend::settings::method(&self.method, d).map_err(front)?,
+            min_length: self.min_length,
+            max_length: Some(self.max_length),
+            solutions: self.solutions,
+            time_limit: self.time_limit,
+            anytime: false,
+        }
+        .settings(d)
+        .map_err(front)
     }
 }
 
-/// Settings, table and engine for a call, opened with the GIL released.
+/// Settings, table and the opened tables for a call (opened with the GIL released, once
+/// per process: later calls reuse the tables and their idle executors).
 fn prepare(
     py: Python<'_>,
     args: &Args,
     table: Option<String>,
     tables_dir: Option<PathBuf>,
-) -> PyResult<(Settings, String, worker::Engine)> {
-    let settings = settings::settings(args)?;
-    let dir = engines::dir(tables_dir);
+) -> PyResult<(Settings, String, Arc<Embedded>)> {
+    let settings = args.settings()?;
+    let dir = crate::tables_fns::dir(tables_dir);
     let method = settings.method;
-    let name = py.detach(|| engines::choose(&dir, method, table.as_deref()))?;
-    let engine = py
-        .detach(|| engines::open(&dir, &name))
-        .map_err(|e| err(Kind::Table, format!("opening table {name}: {}", chain(&e))))?;
-    Ok((settings, name, engine))
+    let d = &Dialect::PYTHON;
+    let (name, tables) = py
+        .detach(|| {
+            let name = frontend::table::local(&dir, method, table.as_deref(), d, &Stderr)?;
+            let tables = Embedded::shared(&dir, &name, d, &Stderr)?;
+            Ok::<_, frontend::Error>((name, tables))
+        })
+        .map_err(front)?;
+    Ok((settings, name, tables))
 }
 
 /// Solves one position; returns its record as a dict (see [`record_dict`]). Raises
@@ -132,15 +158,10 @@ pub fn solve<'py>(
         solutions,
         time_limit,
     };
-    settings::settings(&args)?;
-    let parsed = Position::parse(position)
-        .map_err(|e| err(Kind::Position, format!("position {position:?}: {e}")))?;
-    let (settings, name, engine) = prepare(py, &args, table, tables_dir)?;
-    if settings.method == Method::TwoPhase {
-        let rec = solve_direct(py, &engine, parsed, position.trim(), &settings)?;
-        return record_dict(py, &rec, &settings);
-    }
-    let pool = pool::executors(engine, thread_count(threads)).map_err(engines::table_error)?;
+    args.settings()?;
+    let parsed = frontend::settings::position(position).map_err(front)?;
+    let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
+    let pool = tables.executors(1, thread_count(threads)).map_err(front)?;
     let stop = pool.tx.clone();
     let (tx, rx) = mpsc::channel::<Msg>();
     let rx = Mutex::new(rx);
@@ -190,64 +211,6 @@ pub fn solve<'py>(
     }
     let rec = got.ok_or_else(|| err(Kind::Other, "no record for the position"))?;
     record_dict(py, &rec, &settings)
-}
-
-/// One two-phase position straight on the engine, on a thread of its own (cancelled on
-/// a signal): a two-phase search is one job on one thread anyway, and the embedded run's
-/// set-up (an executor pool and a driver per call) costs several times the search of a
-/// single position. Every solution is checked, as the coordinator checks them.
-fn solve_direct(
-    py: Python<'_>,
-    engine: &worker::Engine,
-    position: Position,
-    input: &str,
-    settings: &Settings,
-) -> PyResult<Record> {
-    let valid = settings
-        .clone()
-        .validate()
-        .map_err(|e| err(Kind::Settings, e.to_string()))?;
-    let stop = worker::StopToken::new();
-    let start = Instant::now();
-    let token = stop.with_deadline(
-        settings
-            .time_limit_ms
-            .map(|ms| start + Duration::from_millis(ms)),
-    );
-    let engine = engine.clone();
-    let (tx, rx) = mpsc::channel();
-    let rx = Mutex::new(rx);
-    // Not joined: the result is all that is waited for (a cancelled search stops at its
-    // next check); the thread's exit (freeing its search state) is off the caller's time.
-    std::thread::spawn(move || {
-        let _ = tx.send(engine.solve(&position, &valid, &token));
-    });
-    let got = wait::recv(py, &rx, &mut || stop.cancel());
-    let r = got?
-        .ok_or_else(|| err(Kind::Other, "the search ended without a result"))?
-        .map_err(|e| err(Kind::Other, chain(&e)))?;
-    if let Some(bad) = r.solutions.iter().find(|m| !position.is_solved_by(m)) {
-        return Err(err(
-            Kind::Other,
-            format!(
-                "internal error: a solution does not solve the position: {}",
-                tables::format_moves(bad)
-            ),
-        ));
-    }
-    Ok(Record {
-        line: 1,
-        input: input.to_string(),
-        outcome: Ok(proto::Solved {
-            solutions: r.solutions,
-            optimal: r.optimal,
-            depth_exhausted: r.depth_exhausted,
-            nodes: r.nodes,
-            lookups: r.lookups,
-            micros: start.elapsed().as_micros() as u64,
-            stop: r.stop,
-        }),
-    })
 }
 
 /// The items of a Python iterable as input lines, one batch of one line per item, read
@@ -339,8 +302,8 @@ impl SolveMany {
             solutions,
             time_limit,
         };
-        let (settings, name, engine) = prepare(py, &args, table, tables_dir)?;
-        let pool = pool::executors(engine, thread_count(threads)).map_err(engines::table_error)?;
+        let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
+        let pool = tables.executors(1, thread_count(threads)).map_err(front)?;
         let stop = pool.tx.clone();
         let (tx, rx) = mpsc::sync_channel::<Msg>(AHEAD);
         let failed = Arc::new(Mutex::new(None));

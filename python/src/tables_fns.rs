@@ -1,17 +1,29 @@
 //! `cubeswarm.tables`: list, build, verify, in the CLI's directory.
 
-use crate::engines::{self, table_error, Stderr};
-use crate::errors::{chain, err, Kind};
+use crate::errors::{err, Kind};
+use crate::progress::Stderr;
+use frontend::chain;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use tables::tablefile::{table_path, TableFile};
 
+/// The tables directory: `dir` when given, else the CLI's default (`$CUBESWARM_TABLES`,
+/// else `$XDG_DATA_HOME/cubeswarm/tables`, ...).
+pub fn dir(dir: Option<PathBuf>) -> PathBuf {
+    dir.unwrap_or_else(tables::tablefile::default_tables_dir)
+}
+
+/// A table fault as a `TableError`.
+fn table_error(e: worker::Error) -> PyErr {
+    err(Kind::Table, chain(&e))
+}
+
 /// The tables directory the other functions use.
 #[pyfunction]
 #[pyo3(signature = (tables_dir=None))]
 pub fn tables_dir(tables_dir: Option<PathBuf>) -> PathBuf {
-    engines::dir(tables_dir)
+    dir(tables_dir)
 }
 
 /// Every table file cubeswarm knows: name, status ("present", "missing", "bad"), path,
@@ -22,7 +34,7 @@ pub fn tables_list(
     py: Python<'_>,
     tables_dir: Option<PathBuf>,
 ) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    let dir = engines::dir(tables_dir);
+    let dir = dir(tables_dir);
     let mut out = Vec::new();
     for name in proto::catalog::files() {
         let path = table_path(&dir, name);
@@ -66,7 +78,7 @@ fn known(name: &str) -> PyResult<()> {
 #[pyo3(signature = (name, tables_dir=None))]
 pub fn tables_build(py: Python<'_>, name: &str, tables_dir: Option<PathBuf>) -> PyResult<PathBuf> {
     known(name)?;
-    let dir = engines::dir(tables_dir);
+    let dir = dir(tables_dir);
     py.detach(|| match proto::catalog::find(name) {
         Some(e) => worker::catalog::build_entry(&dir, e, &Stderr),
         None => worker::catalog::build_file(&dir, name, &Stderr),
@@ -81,7 +93,7 @@ pub fn tables_build(py: Python<'_>, name: &str, tables_dir: Option<PathBuf>) -> 
 #[pyo3(signature = (name, tables_dir=None))]
 pub fn tables_verify(py: Python<'_>, name: &str, tables_dir: Option<PathBuf>) -> PyResult<()> {
     known(name)?;
-    let dir = engines::dir(tables_dir);
+    let dir = dir(tables_dir);
     let files: Vec<&str> = match proto::catalog::find(name) {
         Some(e) => e.files.to_vec(),
         None => vec![name],

@@ -26,9 +26,23 @@ impl Format {
         }
     }
 
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: [Format; 3] = [Format::Text, Format::Jsonl, Format::Csv];
+
     /// Whether each record of this format carries its input text (text records do not).
     pub fn carries_input(self) -> bool {
         self != Format::Text
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Format, String> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| format!("unknown format {s:?}; use text, jsonl or csv"))
     }
 }
 

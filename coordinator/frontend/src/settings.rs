@@ -72,6 +72,14 @@ impl Asked {
     }
 }
 
+/// The position `text` (a scramble in the cuber's notation, or facelets).
+pub fn position(text: &str) -> Result<tables::Position, Error> {
+    tables::Position::parse(text).map_err(|source| Error::Position {
+        text: text.to_string(),
+        source,
+    })
+}
+
 /// The method named `name`.
 pub fn method(name: &str, d: &Dialect) -> Result<Method, Error> {
     name.parse().map_err(|_| {
