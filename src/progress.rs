@@ -81,24 +81,6 @@ impl Progress for Bars {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bars_are_drawn_only_when_asked_and_on_a_terminal() {
-        assert!(!Bars::new(false).draw);
-        let b = Bars::new(true);
-        assert_eq!(b.draw, std::io::stderr().is_terminal());
-        b.start("x", 10);
-        b.inc(10);
-        b.finish("x done");
-        assert_eq!(b.current().is_some(), b.draw);
-        let quiet = Bars::new(false);
-        quiet.start("y", 10);
-        assert!(quiet.current().is_none());
-    }
-}
 /// The closing line of a scramble set, on stderr.
 pub fn print_summary(records: u64, errors: u64, seconds: f64) {
     eprintln!(
@@ -122,4 +104,23 @@ pub fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::P
         None => indicatif::ProgressBar::new_spinner(),
     };
     Some(bar)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_are_drawn_only_when_asked_and_on_a_terminal() {
+        assert!(!Bars::new(false).draw);
+        let b = Bars::new(true);
+        assert_eq!(b.draw, std::io::stderr().is_terminal());
+        b.start("x", 10);
+        b.inc(10);
+        b.finish("x done");
+        assert_eq!(b.current().is_some(), b.draw);
+        let quiet = Bars::new(false);
+        quiet.start("y", 10);
+        assert!(quiet.current().is_none());
+    }
 }
