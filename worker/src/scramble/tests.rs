@@ -115,12 +115,12 @@ fn chi2_sf(x: f64, df: usize) -> f64 {
         return 1.0;
     }
     // ln Γ(a) for a whole or half-whole a: Γ(1) = 1, Γ(1/2) = √π, Γ(a + 1) = a Γ(a).
-    let mut ln_gamma = if df % 2 == 0 {
+    let mut ln_gamma = if df.is_multiple_of(2) {
         0.0
     } else {
         0.5 * std::f64::consts::PI.ln()
     };
-    let mut b = if df % 2 == 0 { 1.0 } else { 0.5 };
+    let mut b = if df.is_multiple_of(2) { 1.0 } else { 0.5 };
     while b < a {
         ln_gamma += b.ln();
         b += 1.0;
