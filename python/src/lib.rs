@@ -16,12 +16,14 @@
 //! - `cluster`: a cluster's client run and status.
 //! - `cube`: facelets, apply, random states, positions relative to a target.
 //! - `tables_fns`: list, build, verify.
+//! - `scramble`: random-state scrambles by seed (the CLI's `scramble`).
 
 mod cluster;
 mod cube;
 mod engines;
 mod errors;
 mod pool;
+mod scramble;
 mod settings;
 mod solve;
 mod tables_fns;
@@ -45,5 +47,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables_fns::tables_list, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_build, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(scramble::scramble, m)?)?;
     Ok(())
 }
