@@ -3,17 +3,17 @@
 //! solved cube gives the state.
 //!
 //! # Filtering
-//! States too close to solved are drawn again. The rule is the WCA's, [Regulation 4b3]
+//! States too close to solved are drawn again. The rule is the WCA's Regulation 4b3
 //! (<https://www.worldcubeassociation.org/regulations/#4b3>): "An official scramble
 //! sequence must produce a random state from all states that require at least 2 moves to
 //! solve (equal probability for each state)". The 3x3x3 has no exception in 4b3a–4b3f,
-//! and TNoodle, the WCA's scramble program, implements it the same way:
-//! `wcaMinScrambleDistance = 2` in `Puzzle.java` (not overridden by
-//! `ThreeByThreeCubePuzzle`), and `generateWcaScramble` draws again while
-//! `solveIn(wcaMinScrambleDistance - 1)` finds a solution. Here [`WCA_MIN_MOVES`] is 2 and
-//! a state is drawn again while [`solvable_within`] finds a solution of at most 1 move:
-//! the solved cube and the 18 one-move states (19 of the 4.3·10^19; no one will see it
-//! happen, but it is checked for every state).
+//! and TNoodle, the WCA's scramble program (github.com/thewca/tnoodle-lib), implements it
+//! the same way: `wcaMinScrambleDistance = 2` in `scrambles/.../scrambles/Puzzle.java`
+//! (not overridden by `ThreeByThreeCubePuzzle`), and `generateWcaScramble` draws again
+//! while `solveIn(wcaMinScrambleDistance - 1)` finds a solution. Here [`WCA_MIN_MOVES`] is
+//! 2 and a state is drawn again while [`solvable_within`] finds a solution of at most 1
+//! move: the solved cube and the 18 one-move states (19 of the 4.3·10^19 states, never
+//! drawn in practice, and checked for every state all the same).
 //!
 //! # Reproducibility
 //! Scramble `index` of `seed` draws its state from its own generator
