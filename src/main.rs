@@ -9,6 +9,7 @@
 //! - `remote_solve`: `solve --coordinator`, the cluster client library with a progress bar.
 //! - `solve_to`: `solve --to`, a position solved to a target pattern.
 //! - `trace_cmd`: `solve --trace`, one optimal search recorded for `bench split`.
+//! - `scramble_cmd`: `scramble`, random-state scrambles reproducible by seed.
 //! - `show`: `show`, a position drawn as a cube net with its facelet string.
 //! - `tables_cmd`: `tables list | build | verify | fetch`.
 //! - `bench_cmd`: `bench`: the core operations, both solvers, the coordinator at scale,
@@ -30,6 +31,7 @@ mod coordinator_cmd;
 
 mod progress;
 mod remote_solve;
+mod scramble_cmd;
 mod show;
 mod solve_cmd;
 mod solve_to;
@@ -112,6 +114,8 @@ fn init_logs(json: bool) {
 enum Command {
     /// Solve a position (scramble or facelet string), or a file of them.
     Solve(solve_cmd::SolveArgs),
+    /// Random-state scrambles (uniformly random states, as the WCA makes them), by seed.
+    Scramble(scramble_cmd::ScrambleArgs),
     /// Print a position as a cube net and its facelet string.
     Show {
         /// A scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2", "[r, U]") or a
@@ -158,6 +162,7 @@ fn main() {
             }
             Err(e) => Err(e),
         },
+        Command::Scramble(args) => scramble_cmd::run(&dir, args),
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, &cli.common, action),
         Command::Bench { which } => bench_cmd::run(&dir, which),

@@ -1,7 +1,8 @@
 //! Input lines: what is skipped, what is a position, and the reader that streams a
 //! scramble set into the driver within a window of lines in flight.
 
-use proto::RecordError;
+use crate::scheduler::Config;
+use proto::{Method, RecordError, Settings};
 use std::io::BufRead;
 use std::sync::{Arc, Condvar, Mutex};
 use tables::Position;
@@ -119,6 +120,16 @@ impl Window {
         let mut g = self.released.lock().unwrap_or_else(|p| p.into_inner());
         g.1 = true;
         self.moved.notify_all();
+    }
+}
+
+/// How many lines may be in flight (read, not yet released) for `settings` on `slots`
+/// executor threads: enough to keep every thread busy, bounded whatever the input size.
+pub fn window(cfg: &Config, settings: &Settings, slots: usize) -> u64 {
+    let slots = slots.max(1) as u64;
+    match settings.method {
+        Method::TwoPhase => (cfg.batch_size.max(1) as u64 * slots * 4).max(256),
+        Method::Optimal => slots * 4 + 4,
     }
 }
 

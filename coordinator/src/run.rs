@@ -6,9 +6,9 @@ use crate::driver::{
     run_loop, ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestSink,
 };
 use crate::executor::{Executor, ExecutorId};
-use crate::input::{read_lines, InputLine, Window};
+use crate::input::{read_lines, window, InputLine, Window};
 use crate::scheduler::{Config, Counters};
-use proto::{Job, JobId, Method, Record, Settings};
+use proto::{Job, JobId, Record, Settings};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::BufRead;
@@ -43,16 +43,6 @@ pub struct RunStats {
     pub seconds: f64,
     /// The scheduler's counters at the end.
     pub counters: Counters,
-}
-
-/// How many lines may be in flight (read, not yet released) for `settings` on `slots`
-/// executor threads: enough to keep every thread busy, bounded whatever the input size.
-pub fn window(cfg: &Config, settings: &Settings, slots: usize) -> u64 {
-    let slots = slots.max(1) as u64;
-    match settings.method {
-        Method::TwoPhase => (cfg.batch_size.max(1) as u64 * slots * 4).max(256),
-        Method::Optimal => slots * 4 + 4,
-    }
 }
 
 /// The executors of a run and the event stream their results arrive on.

@@ -6,6 +6,7 @@
   input order as they come, a bad line giving an error result in its place.
 - :class:`Cluster`: the same on a cubeswarm cluster (``cubeswarm coordinator``).
 - :mod:`cubeswarm.kociemba`: a drop-in for the ``kociemba`` package's ``solve``.
+- :func:`scramble`: random-state scrambles (the WCA's kind), reproducible by seed.
 - :func:`facelets`, :func:`apply`, :func:`random_state`; :mod:`cubeswarm.tables`.
 
 Solving releases the GIL; Ctrl-C (KeyboardInterrupt) stops a solve within a fraction of
@@ -18,7 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Iterable, Iterator, Optional, Union
+from typing import Iterable, Iterator, List, Optional, Union
 
 from . import _native
 from ._solution import Solution
@@ -40,6 +41,7 @@ __all__ = [
     "facelets",
     "apply",
     "random_state",
+    "scramble",
     "is_solved_by",
     "Cluster",
     "kociemba",
@@ -197,6 +199,34 @@ def is_solved_by(position: str, moves: Union[str, Iterable[str]]) -> bool:
 def random_state(seed: Optional[int] = None) -> str:
     """A uniformly random position as a facelet string; a ``seed`` makes it repeatable."""
     return _native.random_state(seed)
+
+
+def scramble(
+    n: int,
+    seed: Optional[int] = None,
+    tables_dir: Optional[PathLike] = None,
+) -> List[str]:
+    """``n`` random-state scrambles, as the WCA makes them: each is a uniformly random state
+    at least 2 moves from solved (WCA Regulation 4b3), written as a two-phase solution of
+    its inverse (at most 20 moves), so that applying it to a solved cube gives the state.
+
+    The same ``seed`` gives the same scrambles, here and in the CLI (``cubeswarm scramble
+    --seed S``): scramble ``i`` of a seed is the same whatever ``n``. Without a seed they
+    differ from call to call. Made on every core with the GIL released; the two-phase
+    tables are built on first use, with a message.
+
+    Raises:
+        SettingsError: ``n`` or ``seed`` is not a whole number from 0 (``seed``: below 2**64).
+        TableError: the two-phase tables are damaged and cannot be built.
+        KeyboardInterrupt: interrupted; no scrambles are returned.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise SettingsError(f"n must be a whole number, 0 or more, not {n!r}")
+    if seed is not None and (
+        isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
+    ):
+        raise SettingsError(f"seed must be a whole number from 0 to 2**64 - 1, not {seed!r}")
+    return _native.scramble(n, seed, _dir(tables_dir))
 
 
 from . import kociemba, tables  # noqa: E402

@@ -14,11 +14,13 @@
 //!   the cluster's status, through the front-end library's client.
 //! - `cube`: facelets, apply, random states, positions relative to a target.
 //! - `tables_fns`: list, build, verify.
+//! - `scramble`: random-state scrambles by seed (the CLI's `scramble`).
 
 mod cluster;
 mod cube;
 mod errors;
 mod progress;
+mod scramble;
 mod solve;
 mod tables_fns;
 mod wait;
@@ -41,5 +43,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tables_fns::tables_list, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_build, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_verify, m)?)?;
+    m.add_function(wrap_pyfunction!(scramble::scramble, m)?)?;
     Ok(())
 }

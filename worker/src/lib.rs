@@ -13,6 +13,8 @@
 //! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
 //!   [`Executor`] (a rayon pool running submitted jobs, cancellable by id).
+//! - [`scramble`]: random-state scrambles (the WCA's filter, reproducible by seed), each
+//!   a two-phase solution of its state's inverse.
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
 //! - [`Error`] (`error`): the one error type (tables read or built, settings,
 //!   verification, the executor's threads).
@@ -38,6 +40,7 @@ pub mod failpoint;
 pub mod h48;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod scramble;
 mod stop;
 pub mod twophase;
 
@@ -47,6 +50,7 @@ pub use executor::{
     run_job, run_job_counted, run_job_with, Engines, Executor, ExecutorOptions, ResultSink,
 };
 pub use h48::H48Solver;
+pub use scramble::{Scramble, ScrambleError, Scrambler};
 pub use stop::StopToken;
 pub use twophase::TwoPhaseSolver;
 

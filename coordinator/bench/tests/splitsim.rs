@@ -225,7 +225,7 @@ fn a_trace_survives_writing_and_reading() {
 
 #[test]
 fn the_recorded_traces_load_and_replay() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/traces");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/traces");
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

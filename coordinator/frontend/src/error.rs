@@ -20,14 +20,15 @@ pub enum Error {
         #[source]
         source: tables::ParseError,
     },
-    /// A table is unknown, or cannot be built, checked or opened.
+    /// A table cannot be built, checked or opened (an unknown table name is a
+    /// [`Error::Settings`]).
     #[error("{what}")]
     Table {
         /// Which table and what was being done with it.
         what: String,
-        /// The fault, when a table operation failed.
+        /// The fault.
         #[source]
-        source: Option<worker::Error>,
+        source: worker::Error,
     },
     /// The in-process run failed.
     #[error(transparent)]
@@ -42,7 +43,7 @@ impl Error {
     pub fn table(what: impl Into<String>, source: worker::Error) -> Error {
         Error::Table {
             what: what.into(),
-            source: Some(source),
+            source,
         }
     }
 }

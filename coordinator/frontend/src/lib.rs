@@ -12,6 +12,7 @@
 //! - [`cluster`]: the client of a cluster (journal, reconnection, resume, the status
 //!   query), as a library.
 //! - [`output`]: records and their writers (text, JSONL, CSV), for both paths.
+//! - [`scramble`]: the scrambler of random-state scrambles, kept per process.
 //! - [`error`]: why a call failed ([`Error`]), and the one way an error chain is said.
 //!
 //! A solve goes: [`Asked::settings`], then [`table::local`] and [`Embedded`] with
@@ -24,6 +25,7 @@ pub mod dialect;
 pub mod embedded;
 pub mod error;
 pub mod output;
+pub mod scramble;
 pub mod settings;
 pub mod table;
 

@@ -79,12 +79,11 @@ pub fn on_cluster(method: Method, table: Option<&str>, d: &Dialect) -> Result<Ta
 fn optimal_entry(name: &str, d: &Dialect) -> Result<&'static proto::catalog::Entry, Error> {
     proto::catalog::find(name)
         .filter(|e| e.method == Method::Optimal)
-        .ok_or_else(|| Error::Table {
-            what: format!(
+        .ok_or_else(|| {
+            Error::Settings(format!(
                 "unknown H48 table {name:?}; {} shows the known ones",
                 d.list_tables
-            ),
-            source: None,
+            ))
         })
 }
 

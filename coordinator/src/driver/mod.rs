@@ -216,7 +216,7 @@ impl<'s> Driver<'s> {
         self.end_request(key, Err(RequestError::ClientGone));
         // Sized by the jobs the executors may hold (their threads and what they queue).
         let threads: usize = self.executors.values().map(|e| e.exec.capacity()).sum();
-        let window = crate::run::window(
+        let window = crate::input::window(
             &self.cfg.scheduler,
             &open.settings,
             threads.max(self.cfg.min_window_slots),

@@ -2,7 +2,7 @@
 //! the input's line of the same id, both read as streams (JSONL and CSV records carry
 //! their input; text records do not).
 
-use super::journal::line_record;
+use super::written::line_record;
 use crate::output::Format;
 use std::io::BufRead;
 

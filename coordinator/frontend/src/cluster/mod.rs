@@ -15,6 +15,8 @@
 //!   draws nothing.
 //! - [`outgoing`]: what goes on the wire for an input line (a line too long to send goes
 //!   as its position, or has its record made by the client).
+//! - `written`: a written record read back (its id and input), for the journal and
+//!   `check`.
 //! - `reader`, `resume`, `table`, `outage`: the input thread, opening the output, the
 //!   table asked for, the bound on the time without a working connection.
 //! - [`error`]: why a run failed, [`ClientError`].
@@ -37,6 +39,7 @@ mod resume;
 pub mod session;
 pub mod status;
 mod table;
+mod written;
 
 pub use crate::output::Format;
 pub use error::ClientError;

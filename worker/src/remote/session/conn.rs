@@ -1,8 +1,8 @@
 //! An established stream: jobs run on this connection's executor, results, cancellations,
 //! heartbeats, and the drain on shutdown.
 
-use super::link::{end_for, message, Link};
-use super::{End, CANCEL_WAIT};
+use super::{End, SessionOptions, WorkerError, CANCEL_WAIT};
+use crate::remote::health::Health;
 use crate::Executor;
 use proto::wire::{self, coordinator_message, worker_message};
 use proto::{Job, JobError, JobId, JobResult};
@@ -12,6 +12,7 @@ use std::pin::Pin;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::time::{sleep_until, Instant, MissedTickBehavior};
+use tonic::Code;
 
 /// A drain under way.
 pub(super) struct Drain {
@@ -26,7 +27,10 @@ pub(super) struct Drain {
 
 /// One live connection.
 pub(super) struct Conn<'a> {
-    pub(super) link: &'a Link<'a>,
+    /// How the session runs (grace periods).
+    pub(super) options: &'a SessionOptions,
+    /// What the probes report.
+    pub(super) health: &'a Health,
     /// Towards the coordinator (dropping it closes the worker's side).
     pub(super) out: mpsc::Sender<wire::WorkerMessage>,
     /// This connection's executor.
@@ -35,6 +39,32 @@ pub(super) struct Conn<'a> {
     pub(super) running: BTreeMap<(u64, u32), u32>,
     /// Set once draining.
     pub(super) drain: Option<Drain>,
+}
+
+/// The end for an error status from the coordinator.
+pub(super) fn end_for(status: tonic::Status, welcomed: bool) -> End {
+    match status.code() {
+        Code::Unauthenticated | Code::PermissionDenied | Code::FailedPrecondition => {
+            let message = if status.message().is_empty() {
+                status.code().description().to_string()
+            } else {
+                status.message().to_string()
+            };
+            End::Fatal(WorkerError::Refused {
+                code: status.code(),
+                message,
+            })
+        }
+        code => End::Lost {
+            reason: format!("{}: {}", code.description(), status.message()),
+            welcomed,
+        },
+    }
+}
+
+/// A worker message of `msg`.
+pub(super) fn message(msg: worker_message::Msg) -> wire::WorkerMessage {
+    wire::WorkerMessage { msg: Some(msg) }
 }
 
 /// What the connection loop does next.
@@ -92,7 +122,7 @@ impl Conn<'_> {
                 _ = &mut shutdown, if !shutdown_seen => {
                     shutdown_seen = true;
                     tracing::info!("shutdown requested: draining");
-                    self.link.health.set_draining();
+                    self.health.set_draining();
                     self.start_drain(true).await
                 }
                 _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
@@ -207,7 +237,7 @@ impl Conn<'_> {
             d.exit |= exit;
             return Step::Go;
         }
-        let grace = self.link.options.grace;
+        let grace = self.options.grace;
         self.drain = Some(Drain {
             exit,
             grace_end: Instant::now() + grace,
@@ -259,7 +289,7 @@ impl Conn<'_> {
     async fn close(&mut self, mut inbound: tonic::Streaming<wire::CoordinatorMessage>) -> End {
         let (out, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.out, out));
-        let wait = self.link.options.close_timeout;
+        let wait = self.options.close_timeout;
         let until = Instant::now() + wait;
         loop {
             match tokio::time::timeout_at(until, inbound.message()).await {

@@ -1,7 +1,7 @@
 //! One connection to the coordinator: dial, Hello, Welcome, then the jobs ([`super::conn`]);
 //! how a connection ends.
 
-use super::conn::Conn;
+use super::conn::{end_for, message, Conn};
 use super::{
     connect_failed, End, SessionOptions, WorkerError, DEFAULT_HEARTBEAT, HEARTBEAT_RANGE, OUTBOUND,
 };
@@ -18,7 +18,6 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::{Channel, Endpoint};
-use tonic::Code;
 
 /// What every connection of a worker shares.
 pub(super) struct Link<'a> {
@@ -29,31 +28,6 @@ pub(super) struct Link<'a> {
     pub(super) engines: &'a Arc<Engines>,
     pub(super) threads: usize,
     pub(super) health: &'a Health,
-}
-
-/// The end for an error status from the coordinator.
-pub(super) fn end_for(status: tonic::Status, welcomed: bool) -> End {
-    match status.code() {
-        Code::Unauthenticated | Code::PermissionDenied | Code::FailedPrecondition => {
-            let message = if status.message().is_empty() {
-                status.code().description().to_string()
-            } else {
-                status.message().to_string()
-            };
-            End::Fatal(WorkerError::Refused {
-                code: status.code(),
-                message,
-            })
-        }
-        code => End::Lost {
-            reason: format!("{}: {}", code.description(), status.message()),
-            welcomed,
-        },
-    }
-}
-
-pub(super) fn message(msg: worker_message::Msg) -> wire::WorkerMessage {
-    wire::WorkerMessage { msg: Some(msg) }
 }
 
 impl Link<'_> {
@@ -136,7 +110,8 @@ impl Link<'_> {
             };
         self.health.set_connected(true);
         let mut conn = Conn {
-            link: self,
+            options: self.options,
+            health: self.health,
             out,
             executor,
             running: BTreeMap::new(),

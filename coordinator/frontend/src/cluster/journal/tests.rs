@@ -348,13 +348,3 @@ fn kept_records_are_checked_against_the_input() {
     assert!(e.to_string().contains("line 1 of in.txt is \"U\""), "{e}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), text);
 }
-
-#[test]
-fn csv_fields_are_read_back_with_their_quotes() {
-    assert_eq!(
-        csv_first_field("\"a,\"\"b\"\"\",x,y").as_deref(),
-        Some("a,\"b\"")
-    );
-    assert_eq!(csv_first_field("plain,x").as_deref(), Some("plain"));
-    assert_eq!(csv_first_field("\"open").as_deref(), None);
-}
