@@ -9,7 +9,7 @@
 
 use crate::progress::{print_summary, progress_bar};
 
-use frontend::cluster::{self, ClientError, Notice, Observer, Options, Summary, Work};
+use frontend::cluster::{self, ClientError, Notice, Observer, Options, Positions, Summary};
 use proto::wire as w;
 
 use std::time::{Duration, Instant};
@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 /// fails the way it fails.
 pub fn run(opts: Options, quiet: bool) -> anyhow::Result<Summary> {
     let total = match &opts.work {
-        Work::File(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
+        Positions::File(p) if p.as_os_str() != "-" => std::fs::metadata(p).ok().map(|m| m.len()),
         _ => None,
     };
-    let single = matches!(opts.work, Work::One(_));
+    let single = matches!(opts.work, Positions::One(_));
     let mut view = if single {
         View::single(!quiet)
     } else {
@@ -41,7 +41,7 @@ pub fn run(opts: Options, quiet: bool) -> anyhow::Result<Summary> {
                 | ClientError::BadRecord(_)
                 | ClientError::Write(_)),
             ),
-            Work::File(p),
+            Positions::File(p),
         ) => return Err(anyhow::Error::new(e).context(format!("solving {}", p.display()))),
         (Err(e), _) => return Err(e.into()),
     };

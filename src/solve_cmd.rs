@@ -162,8 +162,8 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             table: frontend::table::on_cluster(settings.method, a.table.as_deref(), &Dialect::CLI)?,
             settings,
             work: match (&a.position, &a.input) {
-                (Some(p), _) => cluster::Work::One(p.clone()),
-                (None, i) => cluster::Work::File(i.clone().unwrap_or_default()),
+                (Some(p), _) => cluster::Positions::One(p.clone()),
+                (None, i) => cluster::Positions::File(i.clone().unwrap_or_default()),
             },
             output: a
                 .output

@@ -43,13 +43,13 @@ struct Log {
 }
 
 /// An executor that notes every job it is sent.
-struct Noting {
+struct RecordingExecutor {
     inner: Box<dyn Executor + Send>,
     log: Arc<Mutex<Log>>,
     start: Instant,
 }
 
-impl Executor for Noting {
+impl Executor for RecordingExecutor {
     fn capacity(&self) -> usize {
         self.inner.capacity()
     }
@@ -170,7 +170,7 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
     let wrapped = executors
         .into_iter()
         .map(|(id, inner)| {
-            let e: Box<dyn Executor + Send> = Box::new(Noting {
+            let e: Box<dyn Executor + Send> = Box::new(RecordingExecutor {
                 inner,
                 log: Arc::clone(&log),
                 start,

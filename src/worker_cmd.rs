@@ -11,7 +11,7 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
-use worker::remote::{Health, SessionOptions, TableChoice, WorkerConfig};
+use worker::remote::{Health, ServedTables, SessionOptions, WorkerConfig};
 use worker::TableMemory;
 
 /// How the large tables are held in memory.
@@ -85,11 +85,11 @@ pub fn run(dir: &Path, common: &Common, a: WorkerArgs) -> anyhow::Result<()> {
         session.worker_id = id;
     }
     let tables = if a.tables.is_empty() {
-        TableChoice::AllPresent
+        ServedTables::AllPresent
     } else {
         let mut names = a.tables.clone();
         names.extend(a.fetch.iter().filter(|f| !a.tables.contains(f)).cloned());
-        TableChoice::Named(names)
+        ServedTables::Named(names)
     };
     let config = WorkerConfig {
         session,

@@ -73,9 +73,9 @@ pub enum Source<R> {
 const KEY: ClientKey = ClientKey(1);
 
 /// An executor of the caller's pool, lent to the driver for one run.
-struct Lent<'a>(&'a (dyn Executor + Send));
+struct BorrowedExecutor<'a>(&'a (dyn Executor + Send));
 
-impl Executor for Lent<'_> {
+impl Executor for BorrowedExecutor<'_> {
     fn capacity(&self) -> usize {
         self.0.capacity()
     }
@@ -149,7 +149,7 @@ pub fn run<R: BufRead + Send>(
         ..DriverConfig::default()
     });
     for (&id, e) in &pool.executors {
-        driver.join(id, Box::new(Lent(e.as_ref())));
+        driver.join(id, Box::new(BorrowedExecutor(e.as_ref())));
     }
     driver.open(
         KEY,

@@ -49,7 +49,7 @@
 
 use self::deepen::{AfterShallow, Deep, Step};
 use self::inflight::InFlight;
-use self::pool::{ExecState, Pool};
+use self::roster::{ExecState, Roster};
 use crate::executor::ExecutorId;
 use proto::{
     answer_line, BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
@@ -65,9 +65,9 @@ pub mod deepen;
 mod dispatch;
 mod inflight;
 mod pace;
-mod pool;
 mod requests;
 mod results;
+mod roster;
 mod state;
 mod types;
 
@@ -84,7 +84,7 @@ pub struct Scheduler {
     now: u64,
     next_job: u64,
     next_request: u64,
-    executors: Pool,
+    executors: Roster,
     jobs: HashMap<JobId, JobState>,
     queue: Queue,
     requests: BTreeMap<RequestId, Request>,
@@ -108,7 +108,7 @@ impl Scheduler {
             now: 0,
             next_job: 1,
             next_request: 1,
-            executors: Pool::default(),
+            executors: Roster::default(),
             jobs: HashMap::new(),
             queue: Queue::default(),
             requests: BTreeMap::new(),

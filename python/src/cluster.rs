@@ -6,7 +6,7 @@
 use crate::errors::{err, front, Kind};
 use crate::solve::{record_dict, Args};
 use crate::wait;
-use frontend::cluster::{self, ClientError, Observer, Options, Output, Stream, Summary, Work};
+use frontend::cluster::{self, ClientError, Observer, Options, Output, Stream, Summary, Positions};
 use frontend::Dialect;
 use proto::transport::ClientConfig;
 use proto::{Record, Settings};
@@ -145,15 +145,15 @@ impl ClusterRun {
         let work = match (position, positions, input) {
             (Some(p), None, None) => {
                 frontend::settings::position(&p).map_err(front)?;
-                Work::One(p)
+                Positions::One(p)
             }
-            (None, Some(items), None) => Work::Stream(Stream::new(Box::new(PyReader {
+            (None, Some(items), None) => Positions::Stream(Stream::new(Box::new(PyReader {
                 iter: items.try_iter()?.unbind(),
                 buf: Vec::new(),
                 at: 0,
                 failed: Arc::clone(&failed),
             }))),
-            (None, None, Some(path)) => Work::File(path),
+            (None, None, Some(path)) => Positions::File(path),
             _ => {
                 return Err(err(
                     Kind::Settings,

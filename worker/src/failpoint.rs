@@ -1,6 +1,6 @@
 //! A fault-injection seam for tests: make the executor panic on one position.
 //!
-//! [`ExecutorOptions::before_position`](crate::ExecutorOptions) is called before each
+//! [`RunnerOptions::before_position`](crate::RunnerOptions) is called before each
 //! position of a batch job and before each subtree job; a test sets it to panic on a
 //! position of its choosing. Real processes read the same seam from the environment
 //! variable [`FAILPOINT_ENV`], set only by tests:

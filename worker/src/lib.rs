@@ -12,7 +12,7 @@
 //!   files before a search.
 //! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
-//!   [`Executor`] (a rayon pool running submitted jobs, cancellable by id).
+//!   [`JobRunner`] (a rayon pool running submitted jobs, cancellable by id).
 //! - [`scramble`]: random-state scrambles (the WCA's filter, reproducible by seed), each
 //!   a two-phase solution of its state's inverse.
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
@@ -21,7 +21,7 @@
 //! - [`failpoint`]: the test seam that makes the executor panic on one position
 //!   (`CUBESWARM_FAILPOINT`).
 //! - [`remote`]: the worker process: its tables checked (or fetched) once, a gRPC session
-//!   with the coordinator running jobs on an [`Executor`], reconnection, draining on
+//!   with the coordinator running jobs on an [`JobRunner`], reconnection, draining on
 //!   shutdown, and the health probes.
 //! - `direct` (private): large files written around the page cache (`O_DIRECT`): a
 //!   fetched table's body and a build's checkpoint.
@@ -35,21 +35,21 @@ pub mod catalog;
 mod direct;
 mod engine;
 mod error;
-pub mod executor;
 pub mod failpoint;
 pub mod h48;
 #[cfg(feature = "remote")]
 pub mod remote;
+pub mod runner;
 pub mod scramble;
 mod stop;
 pub mod twophase;
 
 pub use engine::Engine;
 pub use error::Error;
-pub use executor::{
-    run_job, run_job_counted, run_job_with, Engines, Executor, ExecutorOptions, ResultSink,
-};
 pub use h48::H48Solver;
+pub use runner::{
+    run_job, run_job_counted, run_job_with, Engines, JobRunner, ResultSink, RunnerOptions,
+};
 pub use scramble::{Scramble, ScrambleError, Scrambler};
 pub use stop::StopToken;
 pub use twophase::TwoPhaseSolver;

@@ -1,14 +1,14 @@
 //! The worker process: the engines of this crate serving a coordinator over gRPC.
 //!
 //! # Layout
-//! - [`tableset`]: which tables the worker serves ([`TableChoice`]), each file's body
+//! - [`tableset`]: which tables the worker serves ([`ServedTables`]), each file's body
 //!   checksum checked once ([`TableSet::check`]) before anything is said to a coordinator,
 //!   and what the worker's Hello tells about them.
 //! - [`fetch`]: a table file the worker lacks, fetched from the coordinator as a
 //!   checksummed stream into a temporary file, checked, and only then renamed into place
 //!   ([`fetch_file`], [`fetch_tables`]).
 //! - [`session`]: one process's life with a coordinator: dial, Hello, Welcome, jobs on the
-//!   in-process [`Executor`](crate::Executor), results, heartbeats, reconnection with
+//!   in-process [`JobRunner`](crate::JobRunner), results, heartbeats, reconnection with
 //!   backoff ([`proto::backoff`]), draining on shutdown ([`serve`]); and [`run`], the whole process
 //!   (fetch, check, open, serve) that `cubeswarm worker` calls.
 //! - [`health`]: the probes over HTTP (axum, like the coordinator's metrics): `/healthz`
@@ -33,4 +33,4 @@ pub use proto::backoff::{Backoff, BackoffPolicy};
 pub use session::{
     default_worker_id, prepare, run, serve, Prepared, SessionOptions, WorkerConfig, WorkerError,
 };
-pub use tableset::{CheckedFile, CheckedTable, TableChoice, TableSet, TableSetError};
+pub use tableset::{CheckedFile, CheckedTable, ServedTables, TableSet, TableSetError};

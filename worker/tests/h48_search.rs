@@ -13,7 +13,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 use tables::canonical::is_canonical;
 use tables::{parse_moves, Cube, CubieError, Move, Position, SplitMix64};
-use worker::{Engine, Engines, Error, Executor, H48Solver, StopToken};
+use worker::{Engine, Engines, Error, H48Solver, JobRunner, StopToken};
 
 fn cube(s: &str) -> Cube {
     Cube::from_moves(&parse_moves(s).unwrap())
@@ -58,7 +58,7 @@ fn solve_by_subtrees(solver: &H48Solver, c: &Cube) -> (Vec<Move>, Option<u8>) {
             let _ = tx.send(r);
         }
     });
-    let ex = Executor::new(2, Arc::new(engines), sink).unwrap();
+    let ex = JobRunner::new(2, Arc::new(engines), sink).unwrap();
     let position = pos(c);
     let lb = solver.lower_bound(c);
     let all = tables::canonical::sequences(4);

@@ -25,7 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::{ReceiverStream, TcpListenerStream};
 use tonic::{Code, Request, Response, Status, Streaming};
 use worker::remote::{
-    fetch_file, serve, BackoffPolicy, FetchError, Health, Prepared, SessionOptions, TableChoice,
+    fetch_file, serve, BackoffPolicy, FetchError, Health, Prepared, ServedTables, SessionOptions,
     TableSet, TableSetError, WorkerError,
 };
 use worker::{catalog, TableMemory};
@@ -401,7 +401,7 @@ fn a_damaged_table_is_refused_naming_the_file() {
     let mut bytes = std::fs::read(table_path(&src, "cocsep")).unwrap();
     bytes[HEADER_LEN + 777] ^= 1;
     std::fs::write(table_path(&dir, "cocsep"), &bytes).unwrap();
-    let err = TableSet::check(&dir, &TableChoice::AllPresent).unwrap_err();
+    let err = TableSet::check(&dir, &ServedTables::AllPresent).unwrap_err();
     assert!(
         matches!(
             err,
@@ -419,7 +419,7 @@ fn a_damaged_table_is_refused_naming_the_file() {
 #[test]
 fn no_table_or_a_missing_one_is_a_clear_error() {
     let dir = scratch("empty");
-    let msg = TableSet::check(&dir, &TableChoice::AllPresent)
+    let msg = TableSet::check(&dir, &ServedTables::AllPresent)
         .unwrap_err()
         .to_string();
     assert!(msg.contains(&dir.display().to_string()), "{msg}");
@@ -427,12 +427,12 @@ fn no_table_or_a_missing_one_is_a_clear_error() {
         msg.contains("tables build") && msg.contains("--fetch"),
         "{msg}"
     );
-    let err = TableSet::check(&dir, &TableChoice::Named(vec!["twophase".into()])).unwrap_err();
+    let err = TableSet::check(&dir, &ServedTables::Named(vec!["twophase".into()])).unwrap_err();
     assert!(
         err.to_string().contains("twophase-p1"),
         "names the missing files: {err}"
     );
-    let err = TableSet::check(&dir, &TableChoice::Named(vec!["nope".into()])).unwrap_err();
+    let err = TableSet::check(&dir, &ServedTables::Named(vec!["nope".into()])).unwrap_err();
     assert!(matches!(err, TableSetError::Unknown { .. }), "{err:?}");
 }
 
@@ -442,7 +442,7 @@ fn no_table_or_a_missing_one_is_a_clear_error() {
 fn prepared() -> Prepared {
     static P: OnceLock<Prepared> = OnceLock::new();
     P.get_or_init(|| {
-        let choice = TableChoice::Named(vec!["twophase".into(), "h48h0k4".into()]);
+        let choice = ServedTables::Named(vec!["twophase".into(), "h48h0k4".into()]);
         let tables = TableSet::check(&tables_dir(), &choice).unwrap();
         let engines = tables.open(TableMemory::Mapped).unwrap();
         Prepared {

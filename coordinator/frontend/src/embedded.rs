@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 use tables::progress::Progress;
-use worker::{Engine, Engines, ExecutorOptions, TableMemory};
+use worker::{Engine, Engines, RunnerOptions, TableMemory};
 
 /// How long a table is searched from its map before its copy begins: an easy position
 /// is solved within this (and a one-shot process gone, without having faulted in and torn
@@ -41,11 +41,11 @@ pub struct Embedded {
     /// The engines new jobs use: the mapped table, then its copy.
     engines: Mutex<Arc<Engines>>,
     /// Executors no run holds, with no job pending.
-    idle: Mutex<Vec<Arc<worker::Executor>>>,
+    idle: Mutex<Vec<Arc<worker::JobRunner>>>,
     /// Every executor made, to hand the copy to.
-    made: Mutex<Vec<Weak<worker::Executor>>>,
+    made: Mutex<Vec<Weak<worker::JobRunner>>>,
     /// How jobs run (the test seam).
-    options: ExecutorOptions,
+    options: RunnerOptions,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -64,7 +64,7 @@ impl Embedded {
         progress: &dyn Progress,
     ) -> Result<Arc<Embedded>, Error> {
         check(dir, table, progress)?;
-        let options = ExecutorOptions::from_env().map_err(|e| Error::Settings(e.to_string()))?;
+        let options = RunnerOptions::from_env().map_err(|e| Error::Settings(e.to_string()))?;
         if table == proto::catalog::TWOPHASE {
             let p1m = tables::tablefile::table_path(dir, proto::catalog::TWOPHASE_P1M).exists();
             let missing = worker::twophase::TwoPhaseTables::missing(dir);
@@ -104,7 +104,7 @@ impl Embedded {
         progress: &dyn Progress,
     ) -> Result<Arc<Embedded>, Error> {
         check(dir, table, progress)?;
-        let options = ExecutorOptions::from_env().map_err(|e| Error::Settings(e.to_string()))?;
+        let options = RunnerOptions::from_env().map_err(|e| Error::Settings(e.to_string()))?;
         let engine = if table == proto::catalog::TWOPHASE {
             worker::TwoPhaseSolver::open_or_build(dir, progress)
                 .map(Engine::TwoPhase)
@@ -138,7 +138,7 @@ impl Embedded {
     }
 
     /// Solving on `engine` as it is, jobs run as `options` say.
-    pub fn with_engine(engine: Engine, options: ExecutorOptions) -> Arc<Embedded> {
+    pub fn with_engine(engine: Engine, options: RunnerOptions) -> Arc<Embedded> {
         let table = engine.name().to_string();
         let mut engines = Engines::default();
         engines.insert(engine);
@@ -186,7 +186,7 @@ impl Embedded {
     }
 
     /// An idle executor of `threads` threads on the current engines, or a new one.
-    fn take(&self, threads: usize) -> Result<Arc<worker::Executor>, Error> {
+    fn take(&self, threads: usize) -> Result<Arc<worker::JobRunner>, Error> {
         let engines = Arc::clone(&lock(&self.engines));
         let reused = {
             let mut idle = lock(&self.idle);
@@ -201,7 +201,7 @@ impl Embedded {
         }
         // Results go to each job's run (`submit_with`); the executor's own sink is unused.
         let unused: worker::ResultSink = Arc::new(|_| {});
-        let exec = worker::Executor::with_options(threads, engines, unused, self.options.clone())
+        let exec = worker::JobRunner::with_options(threads, engines, unused, self.options.clone())
             .map_err(|e| Error::table("starting the solver threads", e))?;
         let exec = Arc::new(exec);
         let mut made = lock(&self.made);
@@ -263,7 +263,7 @@ fn copy_later(home: Weak<Embedded>, dir: &Path, table: &str) {
 /// An in-process executor as one run's coordinator executor; given back to its
 /// [`Embedded`] when the run drops it.
 struct Local {
-    exec: Arc<worker::Executor>,
+    exec: Arc<worker::JobRunner>,
     /// This run's event stream.
     sink: worker::ResultSink,
     home: Weak<Embedded>,

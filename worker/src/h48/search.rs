@@ -63,7 +63,7 @@ mod path;
 
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
-use self::estimate::{child_inverse, child_normal, Est, Kid};
+use self::estimate::{child_inverse, child_normal, Child, Estimate};
 use self::expand::expand;
 use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
 use self::path::Path;
@@ -354,12 +354,12 @@ impl<'a> Lane<'a> {
                 for j in 0..f.nl as usize {
                     let kj = f.live[j];
                     // SAFETY: `live` holds indices of children written by `expand`.
-                    let k = unsafe { f.kids[kj as usize].assume_init_mut() };
+                    let k = unsafe { f.children[kj as usize].assume_init_mut() };
                     let face = k.face as usize;
                     // A half turn is one move from its face's quarter turns: it is at least
                     // their shared estimate less one away.
                     if !k.quarter {
-                        if let Est::Known(v) = f.shared[face] {
+                        if let Estimate::Known(v) = f.shared[face] {
                             if v > rr + 1 {
                                 continue;
                             }
@@ -399,7 +399,7 @@ impl<'a> Lane<'a> {
             let kj = f.live[f.next as usize] as usize;
             f.next += 1;
             // SAFETY: `live` holds indices of children written by `expand`.
-            let k = unsafe { f.kids[kj].assume_init_mut() };
+            let k = unsafe { f.children[kj].assume_init_mut() };
             // Both estimates are known and within the bound (resolved above).
             let (hn2, hi2) = k.values(&f.shared[k.face as usize]);
             let n2 = child_normal(&f.pn, k.m, k.back);

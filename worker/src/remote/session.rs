@@ -8,7 +8,7 @@
 //!    (executor id, heartbeat period, lease). A refusal — UNAUTHENTICATED, PERMISSION_DENIED
 //!    or FAILED_PRECONDITION — ends the worker with the coordinator's reason: retrying
 //!    would not change it.
-//! 2. Jobs run on an in-process [`Executor`](crate::Executor) made for this connection
+//! 2. Jobs run on an in-process [`JobRunner`](crate::JobRunner) made for this connection
 //!    (its results go back on this connection only: a result never reaches a coordinator
 //!    that did not send the job). Cancel stops a job (its partial result is sent). A
 //!    heartbeat lists the running jobs every period.
@@ -35,7 +35,7 @@ pub use self::prepare::prepare;
 use self::link::Link;
 use super::fetch::FetchError;
 use super::health::Health;
-use super::tableset::{TableChoice, TableSet, TableSetError};
+use super::tableset::{ServedTables, TableSet, TableSetError};
 use crate::{Engines, TableMemory};
 use proto::backoff::{Backoff, BackoffPolicy};
 use proto::transport::{ClientConfig, TransportError};
@@ -99,7 +99,7 @@ pub struct WorkerConfig {
     /// Where the table files are.
     pub tables_dir: PathBuf,
     /// Which tables to serve.
-    pub tables: TableChoice,
+    pub tables: ServedTables,
     /// Catalog tables to fetch from the coordinator when their files are missing (before
     /// the check).
     pub fetch: Vec<String>,
@@ -133,7 +133,7 @@ pub enum WorkerError {
     Memory(super::memory_fit::MemoryFitError),
     /// The executor could not start.
     #[error("cannot start the solver threads: {0}")]
-    Executor(crate::Error),
+    JobRunner(crate::Error),
     /// The test seam's environment variable is set to something unusable.
     #[error("{0}")]
     Failpoint(crate::failpoint::FailpointError),

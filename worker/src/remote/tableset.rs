@@ -16,7 +16,7 @@ use tables::tablefile::{table_path, TableFile, TableFileError};
 
 /// Which tables a worker serves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum TableChoice {
+pub enum ServedTables {
     /// Every catalog table whose required files are all in the directory.
     #[default]
     AllPresent,
@@ -103,7 +103,7 @@ pub struct TableSet {
 impl TableSet {
     /// Chooses the tables in `dir` as `choice` says and checks every file they read
     /// (each file once, however many tables share it). Blocking: reads every body.
-    pub fn check(dir: &Path, choice: &TableChoice) -> Result<TableSet, TableSetError> {
+    pub fn check(dir: &Path, choice: &ServedTables) -> Result<TableSet, TableSetError> {
         let entries = choose(dir, choice)?;
         let mut checked: BTreeMap<&'static str, CheckedFile> = BTreeMap::new();
         let mut tables = Vec::with_capacity(entries.len());
@@ -199,14 +199,14 @@ impl TableSet {
 }
 
 /// The catalog entries `choice` names, checked for completeness.
-fn choose(dir: &Path, choice: &TableChoice) -> Result<Vec<Entry>, TableSetError> {
+fn choose(dir: &Path, choice: &ServedTables) -> Result<Vec<Entry>, TableSetError> {
     let entries: Vec<Entry> = match choice {
-        TableChoice::AllPresent => catalog::all()
+        ServedTables::AllPresent => catalog::all()
             .iter()
             .copied()
             .filter(|e| e.present(dir))
             .collect(),
-        TableChoice::Named(names) => {
+        ServedTables::Named(names) => {
             let mut v: Vec<Entry> = Vec::with_capacity(names.len());
             for name in names {
                 let &entry = catalog::find(name)

@@ -326,7 +326,7 @@ impl Searcher<'_> {
             }
             let idx = t.p1_index_from(nf, ns, ss, tc);
             t.p1.prefetch(idx);
-            f.kids[n] = (m as u8, nf, ns, nt, idx, 0, 0);
+            f.children[n] = (m as u8, nf, ns, nt, idx, 0, 0);
             n += 1;
         }
         self.nodes += u64::from(AFTER[last].count_ones());
@@ -369,7 +369,7 @@ impl Searcher<'_> {
             } else {
                 (0, 0)
             };
-            f.kids[n] = (m as u8, nf, ns, nt, idx, h, sp);
+            f.children[n] = (m as u8, nf, ns, nt, idx, h, sp);
             n += 1;
         }
         self.nodes += u64::from(AFTER[last].count_ones());
@@ -399,7 +399,7 @@ impl Searcher<'_> {
                 }
                 continue;
             }
-            let (m, nf, ns, nt, idx, kid_h, sp) = f.kids[f.next as usize];
+            let (m, nf, ns, nt, idx, kid_h, sp) = f.children[f.next as usize];
             f.next += 1;
             let depth = f.depth as usize;
             let h = match &t.p1m {

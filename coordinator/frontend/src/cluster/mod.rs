@@ -45,7 +45,9 @@ pub use crate::output::Format;
 pub use error::ClientError;
 pub use journal::{Done, Journal, JournalError, Resumed};
 pub use observer::{Notice, Observer, Silent};
-pub use options::{Options, Output, Stream, Summary, TableChoice, Work, DEFAULT_CONNECT_TIMEOUT};
+pub use options::{
+    Options, Output, Positions, Stream, Summary, TableChoice, DEFAULT_CONNECT_TIMEOUT,
+};
 
 use crate::output;
 use outage::Outage;
@@ -89,7 +91,7 @@ pub async fn run_async(
             .filter(|&ms| ms > 0),
     };
     match &opts.work {
-        Work::One(text) => {
+        Positions::One(text) => {
             // Opened before solving, as locally: a bad path fails at once.
             let mut out: Box<dyn Write> = match &opts.output {
                 Output::File(p) => Box::new(std::fs::File::create(p).map_err(|source| {
@@ -128,7 +130,7 @@ pub async fn run_async(
                 failure,
             })
         }
-        Work::File(_) | Work::Stream(_) => {
+        Positions::File(_) | Positions::Stream(_) => {
             let (journal, done, resumed) = resume::open_journal(opts, observer)?;
             let reader = input_reader(&opts.work)?;
             let skipped = Arc::new(AtomicU64::new(0));
@@ -144,7 +146,7 @@ pub async fn run_async(
                 skipped,
             );
             s.input = Some(rx);
-            if let Work::File(path) = &opts.work {
+            if let Positions::File(path) = &opts.work {
                 s.input_path = path.clone();
             }
             s.run().await?;
@@ -161,20 +163,20 @@ pub async fn run_async(
 }
 
 /// The reader of a scramble set's lines.
-fn input_reader(work: &Work) -> Result<Box<dyn BufRead + Send>, ClientError> {
+fn input_reader(work: &Positions) -> Result<Box<dyn BufRead + Send>, ClientError> {
     match work {
-        Work::File(path) if path.as_os_str() == "-" => {
+        Positions::File(path) if path.as_os_str() == "-" => {
             Ok(Box::new(BufReader::new(std::io::stdin())))
         }
-        Work::File(path) => {
+        Positions::File(path) => {
             let f = std::fs::File::open(path).map_err(|source| ClientError::Input {
                 path: path.clone(),
                 source,
             })?;
             Ok(Box::new(BufReader::with_capacity(1 << 16, f)))
         }
-        Work::Stream(stream) => stream.take().ok_or(ClientError::StreamTaken),
-        Work::One(_) => Err(ClientError::StreamTaken),
+        Positions::Stream(stream) => stream.take().ok_or(ClientError::StreamTaken),
+        Positions::One(_) => Err(ClientError::StreamTaken),
     }
 }
 

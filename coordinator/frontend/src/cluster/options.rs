@@ -14,7 +14,7 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What to solve.
 #[derive(Clone, Debug)]
-pub enum Work {
+pub enum Positions {
     /// One position from the command line (line id 1).
     One(String),
     /// A file of positions, one per line ('-': standard input).
@@ -58,9 +58,9 @@ pub enum Output {
     Nowhere,
 }
 
-impl Default for Work {
+impl Default for Positions {
     fn default() -> Self {
-        Work::File(PathBuf::from("-"))
+        Positions::File(PathBuf::from("-"))
     }
 }
 
@@ -88,7 +88,7 @@ pub struct Options {
     /// The table the request names.
     pub table: TableChoice,
     /// The positions.
-    pub work: Work,
+    pub work: Positions,
     /// Where records are written.
     pub output: Output,
     /// How records are written.
@@ -113,7 +113,7 @@ impl Default for Options {
             client: ClientConfig::new("http://127.0.0.1:7070"),
             settings: Settings::default(),
             table: TableChoice::default(),
-            work: Work::default(),
+            work: Positions::default(),
             output: Output::Stdout,
             format: Format::default(),
             resume: false,

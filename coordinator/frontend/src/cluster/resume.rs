@@ -4,7 +4,7 @@
 use super::error::ClientError;
 use super::journal::{Done, Journal, ResumeInput};
 use super::observer::{Notice, Observer};
-use super::options::{Options, Output, Work};
+use super::options::{Options, Output, Positions};
 use std::io::BufReader;
 
 /// The journal of `opts`, the ids already done, and how many records were kept.
@@ -28,7 +28,7 @@ pub(super) fn open_journal(
         }
     };
     let input = match &opts.work {
-        Work::File(input) if input.as_os_str() != "-" => Some(input),
+        Positions::File(input) if input.as_os_str() != "-" => Some(input),
         _ => None,
     };
     if let Some(input) = input {

@@ -200,7 +200,7 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
-fn options(url: &str, work: Work, output: Option<PathBuf>) -> Options {
+fn options(url: &str, work: Positions, output: Option<PathBuf>) -> Options {
     Options {
         client: ClientConfig::new(url),
         settings: Settings {
@@ -301,7 +301,7 @@ fn a_scramble_set_comes_back_whole_in_input_order() {
     let input = dir.join("in.txt");
     let out = dir.join("out.jsonl");
     let ids = write_input(&input, 700);
-    let s = run_within(options(&url, Work::File(input), Some(out.clone()))).unwrap();
+    let s = run_within(options(&url, Positions::File(input), Some(out.clone()))).unwrap();
     assert_eq!(s.records, ids.len() as u64);
     assert_eq!(s.errors, 2, "the bad move and the line that is not UTF-8");
     assert_eq!(s.reconnections, 0);
@@ -350,7 +350,7 @@ fn a_lost_coordinator_gets_exactly_the_lines_without_a_record_again() {
     let input = dir.join("in.txt");
     let out = dir.join("out.jsonl");
     let ids = write_input(&input, 1000);
-    let s = run_within(options(&url, Work::File(input), Some(out.clone()))).unwrap();
+    let s = run_within(options(&url, Positions::File(input), Some(out.clone()))).unwrap();
     assert_eq!(s.reconnections, 1);
     assert_eq!(s.records, ids.len() as u64);
     let (got, _) = output_ids(&out);
@@ -385,7 +385,7 @@ fn a_refused_client_stops_with_the_coordinators_message() {
     write_input(&input, 20);
     let e = run_within(options(
         &url,
-        Work::File(input),
+        Positions::File(input),
         Some(dir.join("out.jsonl")),
     ))
     .unwrap_err();
@@ -403,7 +403,7 @@ fn a_refused_client_stops_with_the_coordinators_message() {
         )],
         &[],
     );
-    let e = run_within(options(&url, Work::One("R U".into()), None)).unwrap_err();
+    let e = run_within(options(&url, Positions::One("R U".into()), None)).unwrap_err();
     assert_eq!(
         format!("{e:#}"),
         "coordinator refused the request: no worker may hold table x"
@@ -415,7 +415,7 @@ fn one_scramble_sent_again_carries_the_depth_proved_empty() {
     let (_rt, url, log) = serve(vec![Script::ProgressThenEnd(13)], &[]);
     let dir = scratch("single");
     let out = dir.join("out.txt");
-    let mut o = options(&url, Work::One("R U R'".into()), Some(out.clone()));
+    let mut o = options(&url, Positions::One("R U R'".into()), Some(out.clone()));
     o.format = Format::Text;
     let s = run_within(o).unwrap();
     assert_eq!((s.records, s.reconnections), (1, 1));
@@ -446,7 +446,7 @@ fn resume_sends_only_what_the_journal_lacks() {
     let out = dir.join("out.jsonl");
     let ids = write_input(&input, 120);
     // A previous run wrote records for the first 10 lines, then crashed inside the 11th.
-    let settings = options(&url, Work::One(String::new()), None).settings;
+    let settings = options(&url, Positions::One(String::new()), None).settings;
     let text = std::fs::read(&input).unwrap();
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     let mut journal = String::new();
@@ -464,7 +464,7 @@ fn resume_sends_only_what_the_journal_lacks() {
         journal.push_str(&output::render(&rec, &settings, Format::Jsonl));
     }
     std::fs::write(&out, &journal[..journal.len() - 9]).unwrap();
-    let mut o = options(&url, Work::File(input), Some(out.clone()));
+    let mut o = options(&url, Positions::File(input), Some(out.clone()));
     o.resume = true;
     let s = run_within(o).unwrap();
     // The torn 11th record goes, and so does the 10th (the last whole one).
@@ -491,7 +491,7 @@ fn the_first_candidate_table_a_worker_holds_is_asked_for() {
 
     let dir = scratch("tables");
     let (_rt, url, log) = serve(vec![], &["twophase", "h48h0k4", "h48h1k2"]);
-    let mut o = options(&url, Work::One("U2".into()), Some(dir.join("out")));
+    let mut o = options(&url, Positions::One("U2".into()), Some(dir.join("out")));
     o.settings.method = Method::Optimal;
     o.table = TableChoice::FirstHeld(candidates.clone());
     run_within(o).unwrap();
@@ -501,7 +501,7 @@ fn the_first_candidate_table_a_worker_holds_is_asked_for() {
     assert_eq!(open.table, "h48h1k2");
 
     let (_rt, url, log) = serve(vec![], &["twophase"]);
-    let mut o = options(&url, Work::One("U2".into()), None);
+    let mut o = options(&url, Positions::One("U2".into()), None);
     o.settings.method = Method::Optimal;
     o.table = TableChoice::FirstHeld(candidates);
     let e = run_within(o).unwrap_err();
@@ -515,7 +515,7 @@ fn records_out_of_order_are_a_protocol_violation() {
     let dir = scratch("wrong");
     let input = dir.join("in.txt");
     write_input(&input, 10);
-    let e = run_within(options(&url, Work::File(input), Some(dir.join("o")))).unwrap_err();
+    let e = run_within(options(&url, Positions::File(input), Some(dir.join("o")))).unwrap_err();
     let text = format!("{e:#}");
     assert!(text.contains("protocol violation"), "{text}");
     assert!(text.contains("record for line 3"), "{text}");
@@ -533,7 +533,7 @@ fn a_coordinator_that_is_not_up_yet_is_waited_for() {
     let (tx, rx) = std::sync::mpsc::channel();
     let o = options(
         &url,
-        Work::One("B'".into()),
+        Positions::One("B'".into()),
         Some(scratch("late").join("out")),
     );
     std::thread::spawn(move || {
@@ -578,7 +578,7 @@ fn no_worker_holding_the_table_is_final_and_the_wait_is_asked_for() {
         )],
         &[],
     );
-    let mut o = options(&url, Work::One("R U".into()), None);
+    let mut o = options(&url, Positions::One("R U".into()), None);
     o.table = TableChoice::Named("h48h0k4".into());
     o.settings.method = Method::Optimal;
     o.wait_for_workers = Some(Duration::from_millis(2500));
@@ -593,7 +593,7 @@ fn no_worker_holding_the_table_is_final_and_the_wait_is_asked_for() {
     // Open sent on a stream that answers.
     drop(log);
     let (_rt, url, log) = serve(vec![Script::Answer], &[]);
-    let mut o = options(&url, Work::One("R U".into()), None);
+    let mut o = options(&url, Positions::One("R U".into()), None);
     o.wait_for_workers = Some(Duration::from_millis(2500));
     run_within(o).unwrap();
     let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
@@ -601,7 +601,7 @@ fn no_worker_holding_the_table_is_final_and_the_wait_is_asked_for() {
     };
     assert_eq!(open.wait_for_workers_ms, Some(2500));
     let (_rt, url, log) = serve(vec![Script::Answer], &[]);
-    run_within(options(&url, Work::One("R U".into()), None)).unwrap();
+    run_within(options(&url, Positions::One("R U".into()), None)).unwrap();
     let w::solve_request::Msg::Open(open) = log.lock().unwrap()[0][0].msg.clone().unwrap() else {
         panic!("Open first")
     };
@@ -616,7 +616,7 @@ fn a_coordinator_that_never_answers_is_given_up_within_the_bound() {
     let dir = scratch("silent");
     let input = dir.join("in.txt");
     write_input(&input, 20);
-    let mut o = options(&url, Work::File(input), Some(dir.join("out.jsonl")));
+    let mut o = options(&url, Positions::File(input), Some(dir.join("out.jsonl")));
     o.connect_timeout = Some(Duration::from_millis(800));
     let e = run_within(o).unwrap_err();
     assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
@@ -624,7 +624,7 @@ fn a_coordinator_that_never_answers_is_given_up_within_the_bound() {
     assert!(text.contains("without a working connection"), "{text}");
     assert!(text.contains(&format!("no answer from {url}")), "{text}");
     // The status call of a table choice is bounded the same way.
-    let mut o = options(&url, Work::One("R".into()), None);
+    let mut o = options(&url, Positions::One("R".into()), None);
     o.table = TableChoice::FirstHeld(vec!["h48h0k4".into()]);
     o.connect_timeout = Some(Duration::from_millis(500));
     let e = run_within(o).unwrap_err();
@@ -639,7 +639,12 @@ fn resume_refuses_an_output_of_another_input_before_sending_anything() {
     let first = dir.join("first.txt");
     let out = dir.join("out.jsonl");
     write_input(&first, 40);
-    let s = run_within(options(&url, Work::File(first.clone()), Some(out.clone()))).unwrap();
+    let s = run_within(options(
+        &url,
+        Positions::File(first.clone()),
+        Some(out.clone()),
+    ))
+    .unwrap();
     assert_eq!(s.errors, 2);
     let before = std::fs::read_to_string(&out).unwrap();
     log.lock().unwrap().clear();
@@ -649,7 +654,7 @@ fn resume_refuses_an_output_of_another_input_before_sending_anything() {
     lines[11] = b"B2 D2";
     let other = dir.join("other.txt");
     std::fs::write(&other, lines.join(&b'\n')).unwrap();
-    let mut o = options(&url, Work::File(other), Some(out.clone()));
+    let mut o = options(&url, Positions::File(other), Some(out.clone()));
     o.resume = true;
     let e = run_within(o).unwrap_err();
     let text = e.to_string();
@@ -668,7 +673,7 @@ fn resume_refuses_an_output_of_another_input_before_sending_anything() {
         "nothing written"
     );
     // The same input resumes.
-    let mut o = options(&url, Work::File(first), Some(out.clone()));
+    let mut o = options(&url, Positions::File(first), Some(out.clone()));
     o.resume = true;
     let s = run_within(o).unwrap();
     assert_eq!(s.resumed + s.records, 38);
@@ -687,7 +692,7 @@ fn no_message_is_over_the_limit_and_a_line_too_long_has_its_local_record() {
     text.push_str(&format!("{long}\nR U\n"));
     std::fs::write(&input, text).unwrap();
     let out = dir.join("out.jsonl");
-    let s = run_within(options(&url, Work::File(input), Some(out.clone()))).unwrap();
+    let s = run_within(options(&url, Positions::File(input), Some(out.clone()))).unwrap();
     assert_eq!((s.records, s.errors), (302, 301));
     let (ids, values) = output_ids(&out);
     assert_eq!(ids, (1..=302).collect::<Vec<u64>>());

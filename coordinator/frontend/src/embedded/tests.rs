@@ -174,7 +174,7 @@ fn two_phase_with_the_move_table_solves_from_the_maps() {
 fn a_panicking_line_is_an_error_record_and_the_run_finishes() {
     let (_, engine) = h0k4();
     let bad = "R U F";
-    let options = worker::ExecutorOptions {
+    let options = worker::RunnerOptions {
         before_position: Some(worker::failpoint::panic_on(
             tables::Position::parse(bad).unwrap(),
         )),

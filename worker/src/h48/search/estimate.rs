@@ -1,5 +1,5 @@
-//! A child's estimates, resolved one memory step at a time ([`Est`]), and the child
-//! itself ([`Kid`]): its move and estimates, its cubes made only when needed.
+//! A child's estimates, resolved one memory step at a time ([`Estimate`]), and the child
+//! itself ([`Child`]): its move and estimates, its cubes made only when needed.
 
 use super::lookup::{Lookup, Probe, Pruner};
 use tables::moves::MOVE_CUBES;
@@ -7,7 +7,7 @@ use tables::{Cube, Move};
 
 /// An estimate of a child, resolved one memory step at a time.
 #[derive(Clone, Copy)]
-pub(super) enum Est {
+pub(super) enum Estimate {
     /// Known (reused from the parent, or read).
     Known(u8),
     /// The main-table entry is prefetched.
@@ -18,25 +18,25 @@ pub(super) enum Est {
     Later,
 }
 
-impl Est {
+impl Estimate {
     /// Starts the estimate of `c`: its corner word and bound, then (when the bound is
     /// within `rr`) its main-table index, whose entry is prefetched. A corner bound over
     /// `rr` gives `Known` of it at once.
     #[inline(always)]
-    pub(super) fn start<L: Lookup>(p: &Pruner<L>, c: &Cube, rr: u8) -> Est {
-        Est::from_word(p, c, p.corner_word(c), rr)
+    pub(super) fn start<L: Lookup>(p: &Pruner<L>, c: &Cube, rr: u8) -> Estimate {
+        Estimate::from_word(p, c, p.corner_word(c), rr)
     }
 
-    /// [`Est::start`] with the corner word of `c` already read.
+    /// [`Estimate::start`] with the corner word of `c` already read.
     #[inline(always)]
-    pub(super) fn from_word<L: Lookup>(p: &Pruner<L>, c: &Cube, w: u32, rr: u8) -> Est {
+    pub(super) fn from_word<L: Lookup>(p: &Pruner<L>, c: &Cube, w: u32, rr: u8) -> Estimate {
         let cd = (w >> 18) as u8;
         if cd > rr {
-            return Est::Known(cd);
+            return Estimate::Known(cd);
         }
         let pr = p.probe(c, w);
         p.table.prefetch(pr.idx);
-        Est::At(pr)
+        Estimate::At(pr)
     }
 
     /// Reads what an earlier step prefetched, or gives the known value. Returns the
@@ -50,10 +50,10 @@ impl Est {
         lookups: &mut u64,
     ) -> Option<u8> {
         // Tested in turn, the common cases first (a `match` becomes an indirect jump).
-        if let Est::Known(v) = *self {
+        if let Estimate::Known(v) = *self {
             return Some(v);
         }
-        if let Est::At(pr) = *self {
+        if let Estimate::At(pr) = *self {
             *lookups += 1;
             let v = match p.table.first(pr.idx) {
                 Some(v) => pr.cd.max(v),
@@ -66,27 +66,27 @@ impl Est {
                 None if p.table.at_most() <= rr => pr.cd,
                 None => {
                     p.table.prefetch_fallback(&pr);
-                    *self = Est::Fallback(pr);
+                    *self = Estimate::Fallback(pr);
                     return None;
                 }
             };
-            *self = Est::Known(v);
+            *self = Estimate::Known(v);
             return Some(v);
         }
         self.read_rare(p)
     }
 
-    /// [`Est::read`] of a fallback entry (under 1% of reads), or of an estimate that was
+    /// [`Estimate::read`] of a fallback entry (under 1% of reads), or of an estimate that was
     /// never started (0 is a valid bound).
     #[cold]
     #[inline(never)]
     fn read_rare<L: Lookup>(&mut self, p: &Pruner<L>) -> Option<u8> {
         let v = match *self {
-            Est::Fallback(pr) => pr.cd.max(p.table.fallback(&pr)),
-            Est::Known(v) => v,
-            Est::At(_) | Est::Later => 0,
+            Estimate::Fallback(pr) => pr.cd.max(p.table.fallback(&pr)),
+            Estimate::Known(v) => v,
+            Estimate::At(_) | Estimate::Later => 0,
         };
-        *self = Est::Known(v);
+        *self = Estimate::Known(v);
         Some(v)
     }
 }
@@ -99,14 +99,14 @@ impl Est {
 /// turn (in `Frame::shared`, read once for both), and the parent's for a half turn
 /// (`first`); `other` is the other side's.
 #[derive(Clone, Copy)]
-pub(super) struct Kid {
+pub(super) struct Child {
     pub(super) m: Move,
     pub(super) face: u8,
     pub(super) back: bool,
     pub(super) quarter: bool,
     /// A half turn's estimate on the side it is made on (the parent's).
     pub(super) first: u8,
-    pub(super) other: Est,
+    pub(super) other: Estimate,
 }
 
 /// The child of a node (normal cube `n`) by move `m` on the back or the front side.
@@ -132,18 +132,18 @@ pub(super) fn child_inverse(i: &Cube, m: Move, back: bool) -> Cube {
     }
 }
 
-impl Kid {
+impl Child {
     /// A quarter turn `m` of face `face` made on the back (or front) side, its estimates
     /// still to come.
     #[inline(always)]
-    pub(super) fn quarter_turn(m: Move, face: usize, back: bool) -> Kid {
-        Kid {
+    pub(super) fn quarter_turn(m: Move, face: usize, back: bool) -> Child {
+        Child {
             m,
             face: face as u8,
             back,
             quarter: true,
             first: 0,
-            other: Est::Later,
+            other: Estimate::Later,
         }
     }
 
@@ -157,7 +157,7 @@ impl Kid {
     pub(super) fn resolve<L: Lookup>(
         &mut self,
         p: &Pruner<L>,
-        shared: &mut Est,
+        shared: &mut Estimate,
         pn: &Cube,
         pi: &Cube,
         rr: u8,
@@ -170,25 +170,25 @@ impl Kid {
                 None => return None,
             }
         }
-        if let Est::Later = self.other {
+        if let Estimate::Later = self.other {
             let c = if self.back {
                 child_inverse(pi, self.m, true)
             } else {
                 child_normal(pn, self.m, false)
             };
-            self.other = Est::start(p, &c, rr);
-            if let Est::At(_) = self.other {
+            self.other = Estimate::start(p, &c, rr);
+            if let Estimate::At(_) = self.other {
                 return None;
             }
         }
         self.other.read(p, rr, lookups).map(|v| v <= rr)
     }
 
-    /// Both estimates (normal, inverse), once [`Kid::resolve`] has said `Some(true)`.
+    /// Both estimates (normal, inverse), once [`Child::resolve`] has said `Some(true)`.
     #[inline(always)]
-    pub(super) fn values(&self, shared: &Est) -> (u8, u8) {
-        let value = |e: &Est| match e {
-            Est::Known(v) => *v,
+    pub(super) fn values(&self, shared: &Estimate) -> (u8, u8) {
+        let value = |e: &Estimate| match e {
+            Estimate::Known(v) => *v,
             _ => 0,
         };
         let moved = if self.quarter {

@@ -35,7 +35,7 @@ pub(super) fn expand<L: Lookup>(
     f.pi = *i;
     f.nl = 0;
     f.resolved = false;
-    f.shared = [Est::Known(0); 6];
+    f.shared = [Estimate::Known(0); 6];
     if st.nodes >= st.check_at {
         st.check_at = st.nodes + CHECK_EVERY;
         if let Some(why) = st.stop.check() {
@@ -100,13 +100,13 @@ pub(super) fn expand<L: Lookup>(
             // A half turn is in the target group (estimate 0), a quarter turn is not
             // (estimate 1): the same values the tables hold.
             let h = if is_half_turn(&n2) { 0 } else { 1 };
-            f.kids[nk].write(Kid {
+            f.children[nk].write(Child {
                 m: Move::ALL[mi],
                 face: (mi / 3) as u8,
                 back,
                 quarter: false,
                 first: h,
-                other: Est::Known(h),
+                other: Estimate::Known(h),
             });
             nk += 1;
         }
@@ -162,13 +162,13 @@ pub(super) fn expand<L: Lookup>(
             let face = face as usize;
             let mut quarters = false;
             if bits & 1 != 0 {
-                let e = Est::from_word(p, &cubes[c], words[c], rr);
+                let e = Estimate::from_word(p, &cubes[c], words[c], rr);
                 c += 1;
                 f.shared[face] = e;
-                quarters = matches!(e, Est::At(_));
+                quarters = matches!(e, Estimate::At(_));
                 if quarters {
                     fetched = true;
-                    f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face], face, back));
+                    f.children[nl].write(Child::quarter_turn(Move::ALL[3 * face], face, back));
                     nl += 1;
                 }
             }
@@ -176,12 +176,12 @@ pub(super) fn expand<L: Lookup>(
                 let k = c;
                 c += 1;
                 // A half turn is one move from its face's quarter turns.
-                let pruned = matches!(f.shared[face], Est::Known(v) if v > rr + 1);
+                let pruned = matches!(f.shared[face], Estimate::Known(v) if v > rr + 1);
                 if !pruned {
-                    let e = Est::from_word(p, &cubes[k], words[k], rr);
-                    if matches!(e, Est::At(_)) {
+                    let e = Estimate::from_word(p, &cubes[k], words[k], rr);
+                    if matches!(e, Estimate::At(_)) {
                         fetched = true;
-                        f.kids[nl].write(Kid {
+                        f.children[nl].write(Child {
                             m: Move::ALL[3 * face + 1],
                             face: face as u8,
                             back,
@@ -194,7 +194,7 @@ pub(super) fn expand<L: Lookup>(
                 }
             }
             if quarters {
-                f.kids[nl].write(Kid::quarter_turn(Move::ALL[3 * face + 2], face, back));
+                f.children[nl].write(Child::quarter_turn(Move::ALL[3 * face + 2], face, back));
                 nl += 1;
             }
         }

@@ -6,7 +6,7 @@ use super::*;
 /// their table entries prefetched, and which of them comes next.
 #[derive(Clone, Copy)]
 pub(super) struct Frame {
-    pub(super) kids: [std::mem::MaybeUninit<Kid>; 18],
+    pub(super) children: [std::mem::MaybeUninit<Child>; 18],
     /// The next child to evaluate.
     pub(super) next: u8,
     /// Moves left below the children.
@@ -26,7 +26,7 @@ pub(super) struct Frame {
     pub(super) resolved: bool,
     /// Per face, the estimate its two quarter turns share (see [`expand`]); `Known(0)`
     /// where none is shared.
-    pub(super) shared: [Est; 6],
+    pub(super) shared: [Estimate; 6],
 }
 
 /// `0, 1, …, 17`: every child live.
@@ -41,7 +41,7 @@ pub(super) const ALL_KIDS: [u8; 18] = {
 };
 
 pub(super) const EMPTY_FRAME: Frame = Frame {
-    kids: [std::mem::MaybeUninit::uninit(); 18],
+    children: [std::mem::MaybeUninit::uninit(); 18],
     next: 0,
     rr: 0,
     mf: 0,
@@ -52,5 +52,5 @@ pub(super) const EMPTY_FRAME: Frame = Frame {
     live: [0; 18],
     nl: 0,
     resolved: false,
-    shared: [Est::Known(0); 6],
+    shared: [Estimate::Known(0); 6],
 };

@@ -3,7 +3,7 @@
 
 use super::{End, SessionOptions, WorkerError, CANCEL_WAIT};
 use crate::remote::health::Health;
-use crate::Executor;
+use crate::JobRunner;
 use proto::wire::{self, coordinator_message, worker_message};
 use proto::{Job, JobError, JobId, JobResult};
 use std::collections::BTreeMap;
@@ -34,7 +34,7 @@ pub(super) struct Conn<'a> {
     /// Towards the coordinator (dropping it closes the worker's side).
     pub(super) out: mpsc::Sender<wire::WorkerMessage>,
     /// This connection's executor.
-    pub(super) executor: Executor,
+    pub(super) executor: JobRunner,
     /// The jobs submitted and not answered: (job, attempt) → submissions.
     pub(super) running: BTreeMap<(u64, u32), u32>,
     /// Set once draining.

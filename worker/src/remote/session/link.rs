@@ -6,7 +6,7 @@ use super::{
     connect_failed, End, SessionOptions, WorkerError, DEFAULT_HEARTBEAT, HEARTBEAT_RANGE, OUTBOUND,
 };
 use crate::remote::health::Health;
-use crate::{Engines, Executor, ResultSink};
+use crate::{Engines, JobRunner, ResultSink};
 use proto::transport::Auth;
 use proto::wire::{self, coordinator_message, worker_message};
 use proto::JobResult;
@@ -99,14 +99,14 @@ impl Link<'_> {
         let sink: ResultSink = Arc::new(move |r| {
             let _ = results_tx.send(r);
         });
-        let options = match crate::ExecutorOptions::from_env() {
+        let options = match crate::RunnerOptions::from_env() {
             Ok(o) => o,
             Err(e) => return End::Fatal(WorkerError::Failpoint(e)),
         };
         let executor =
-            match Executor::with_options(self.threads, Arc::clone(self.engines), sink, options) {
+            match JobRunner::with_options(self.threads, Arc::clone(self.engines), sink, options) {
                 Ok(e) => e,
-                Err(e) => return End::Fatal(WorkerError::Executor(e)),
+                Err(e) => return End::Fatal(WorkerError::JobRunner(e)),
             };
         self.health.set_connected(true);
         let mut conn = Conn {

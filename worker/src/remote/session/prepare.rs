@@ -58,7 +58,7 @@ pub async fn prepare(config: &WorkerConfig) -> Result<Prepared, WorkerError> {
     });
     match blocking.await {
         Ok(r) => r,
-        Err(e) => Err(WorkerError::Executor(crate::Error::Io {
+        Err(e) => Err(WorkerError::JobRunner(crate::Error::Io {
             path: config.tables_dir.clone(),
             error: std::io::Error::other(format!("checking the tables did not finish: {e}")),
         })),

@@ -5,7 +5,7 @@ use super::*;
 
 /// A phase-1 child: move, flip, UDSlice, twist, its pruning index (or move-table index),
 /// and, with the move table, its distance and symmetry pair.
-pub(super) type P1Kid = (u8, u16, u16, u16, u64, u8, u8);
+pub(super) type P1Child = (u8, u16, u16, u16, u64, u8, u8);
 
 /// A phase-1 node to expand: its coordinates and, with the move table, its distance, its
 /// entry and its symmetry pair (see [`TwoPhaseTables::p1m_locate`]).
@@ -22,7 +22,7 @@ pub(super) struct P1Node {
 /// One level of a lane's phase-1 stack: the children of a node.
 #[derive(Clone, Copy)]
 pub(super) struct P1Frame {
-    pub(super) kids: [P1Kid; 18],
+    pub(super) children: [P1Child; 18],
     pub(super) n: u8,
     pub(super) next: u8,
     /// Moves on the path before the children, and moves left including theirs.
@@ -43,7 +43,7 @@ impl P1Frame {
 }
 
 pub(super) const EMPTY_P1_FRAME: P1Frame = P1Frame {
-    kids: [(0, 0, 0, 0, 0, 0, 0); 18],
+    children: [(0, 0, 0, 0, 0, 0, 0); 18],
     n: 0,
     next: 0,
     depth: 0,

@@ -53,14 +53,14 @@ const DEC3: [u16; 729] = {
     t
 };
 
-/// The entry of a position of distance `h` whose 18 children have distances `kids`
+/// The entry of a position of distance `h` whose 18 children have distances `children`
 /// (each within one of `h`, as in any breadth-first distance table).
-pub(crate) fn encode(h: u8, kids: &[u8; 18]) -> u32 {
+pub(crate) fn encode(h: u8, children: &[u8; 18]) -> u32 {
     let mut e = u32::from(h % 3) << 30;
     for g in 0..3 {
         let mut v = 0u32;
         for k in (0..6).rev() {
-            let digit = u32::from((kids[6 * g + k] + 1).saturating_sub(h).min(2));
+            let digit = u32::from((children[6 * g + k] + 1).saturating_sub(h).min(2));
             v = v * 3 + digit;
         }
         e |= v << (10 * g);
@@ -253,11 +253,11 @@ mod tests {
             h in 0u8..13,
             deltas in proptest::array::uniform18(0u8..3),
         ) {
-            let kids: [u8; 18] = std::array::from_fn(|m| (h + deltas[m]).saturating_sub(1));
-            let e = encode(h, &kids);
+            let children: [u8; 18] = std::array::from_fn(|m| (h + deltas[m]).saturating_sub(1));
+            let e = encode(h, &children);
             prop_assert_eq!(e >> 30, u32::from(h % 3));
             let d = decode(e);
-            for (m, &kid) in kids.iter().enumerate() {
+            for (m, &kid) in children.iter().enumerate() {
                 let digit = ((d >> (2 * m)) & 3) as u8;
                 prop_assert_eq!((h + digit).saturating_sub(1), kid);
             }

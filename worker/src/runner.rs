@@ -4,7 +4,7 @@
 //! - [`run_job`]: the entry point of both engines for a job: one [`Job`] on the calling
 //!   thread, one [`JobResult`] back (a job that cannot run is a result with a
 //!   [`JobError`], never a panic).
-//! - [`Executor`]: a rayon pool that lives as long as the executor (a local run's, or
+//! - [`JobRunner`]: a rayon pool that lives as long as the executor (a local run's, or
 //!   one per connection of a worker process); each submitted job runs [`run_job`] on one
 //!   of its threads, can be cancelled by id, and hands its result to a callback.
 //!
@@ -136,20 +136,20 @@ fn panic_error(payload: &(dyn Any + Send)) -> JobError {
     JobError::Internal(Internal::Panic { message })
 }
 
-/// How an [`Executor`] (or [`run_job_with`]) runs jobs, beyond the jobs themselves.
+/// How an [`JobRunner`] (or [`run_job_with`]) runs jobs, beyond the jobs themselves.
 #[derive(Clone, Default)]
-pub struct ExecutorOptions {
+pub struct RunnerOptions {
     /// Called with each position before it is searched (each batch position, each
     /// subtree job's position): the fault-injection seam of the tests (see
     /// [`crate::failpoint`]). `None` in production.
     pub before_position: Option<PositionHook>,
 }
 
-impl ExecutorOptions {
+impl RunnerOptions {
     /// The options the environment asks for: the test seam of
     /// [`crate::failpoint::FAILPOINT_ENV`] when it is set.
-    pub fn from_env() -> Result<ExecutorOptions, crate::failpoint::FailpointError> {
-        Ok(ExecutorOptions {
+    pub fn from_env() -> Result<RunnerOptions, crate::failpoint::FailpointError> {
+        Ok(RunnerOptions {
             before_position: crate::failpoint::from_env()?,
         })
     }
@@ -161,9 +161,9 @@ impl ExecutorOptions {
     }
 }
 
-impl std::fmt::Debug for ExecutorOptions {
+impl std::fmt::Debug for RunnerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ExecutorOptions")
+        f.debug_struct("RunnerOptions")
             .field("before_position", &self.before_position.is_some())
             .finish()
     }
@@ -203,7 +203,7 @@ pub fn run_job_counted(
     stop: &StopToken,
     nodes: &AtomicU64,
 ) -> JobResult {
-    run_job_with(engines, job, stop, nodes, &ExecutorOptions::default())
+    run_job_with(engines, job, stop, nodes, &RunnerOptions::default())
 }
 
 /// [`run_job_counted`] with `options` (the test seam).
@@ -212,7 +212,7 @@ pub fn run_job_with(
     job: &Job,
     stop: &StopToken,
     nodes: &AtomicU64,
-    options: &ExecutorOptions,
+    options: &RunnerOptions,
 ) -> JobResult {
     let start = Instant::now();
     let output = run_work(engines, job, stop, start, nodes, options);
@@ -230,7 +230,7 @@ fn run_work(
     stop: &StopToken,
     start: Instant,
     nodes: &AtomicU64,
-    options: &ExecutorOptions,
+    options: &RunnerOptions,
 ) -> Result<JobOutput, JobError> {
     let engine = engines
         .get(&job.table)
@@ -405,24 +405,24 @@ pub type ResultSink = Arc<dyn Fn(JobResult) + Send + Sync>;
 /// Results are sent from the pool thread that ran the job, once per job, including for
 /// cancelled jobs (with what they found). A job the engines cannot run gets a result with
 /// an `Err` output; a bad job never panics the executor. Dropping the executor does not
-/// wait for its jobs: call [`Executor::cancel_all`] first to have them stop and report.
-pub struct Executor {
+/// wait for its jobs: call [`JobRunner::cancel_all`] first to have them stop and report.
+pub struct JobRunner {
     /// The one pool of the process.
     pool: rayon::ThreadPool,
     /// The opened solvers, shared with the pool's threads; a job takes the ones current
-    /// when it starts (see [`Executor::replace_engines`]).
+    /// when it starts (see [`JobRunner::replace_engines`]).
     engines: Arc<Mutex<Arc<Engines>>>,
     /// Where results go.
     on_result: ResultSink,
-    /// The tokens of the jobs submitted and not finished, for [`Executor::cancel`].
+    /// The tokens of the jobs submitted and not finished, for [`JobRunner::cancel`].
     pending: Arc<PendingMap>,
     /// How jobs run (the test seam).
-    options: Arc<ExecutorOptions>,
+    options: Arc<RunnerOptions>,
 }
 
-impl std::fmt::Debug for Executor {
+impl std::fmt::Debug for JobRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executor")
+        f.debug_struct("JobRunner")
             .field("threads", &self.threads())
             .field("tables", &self.tables())
             .field("pending", &self.pending())
@@ -430,30 +430,30 @@ impl std::fmt::Debug for Executor {
     }
 }
 
-impl Executor {
+impl JobRunner {
     /// Starts the pool: `threads` threads (0: one per core), solving with `engines`, and
     /// sending each job's result to `on_result`.
     pub fn new(
         threads: usize,
         engines: Arc<Engines>,
         on_result: ResultSink,
-    ) -> Result<Executor, Error> {
-        Executor::with_options(threads, engines, on_result, ExecutorOptions::default())
+    ) -> Result<JobRunner, Error> {
+        JobRunner::with_options(threads, engines, on_result, RunnerOptions::default())
     }
 
-    /// [`Executor::new`] with `options`.
+    /// [`JobRunner::new`] with `options`.
     pub fn with_options(
         threads: usize,
         engines: Arc<Engines>,
         on_result: ResultSink,
-        options: ExecutorOptions,
-    ) -> Result<Executor, Error> {
+        options: RunnerOptions,
+    ) -> Result<JobRunner, Error> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("cubeswarm-job-{i}"))
             .build()
             .map_err(Error::Threads)?;
-        Ok(Executor {
+        Ok(JobRunner {
             pool,
             engines: Arc::new(Mutex::new(engines)),
             on_result,
@@ -496,7 +496,7 @@ impl Executor {
         self.submit_with(job, Arc::clone(&self.on_result));
     }
 
-    /// [`Executor::submit`] with this job's result sent to `on_result` instead of the
+    /// [`JobRunner::submit`] with this job's result sent to `on_result` instead of the
     /// executor's callback: an executor kept between runs sends each result to the run
     /// that submitted the job, even one that arrives after that run ended.
     pub fn submit_with(&self, job: Job, on_result: ResultSink) {

@@ -1,5 +1,5 @@
 //! The executor: `run_job` for batch and subtree jobs (typed errors, order, budgets,
-//! subtree accounting) and the `Executor` pool (results once per job, cancellation by
+//! subtree accounting) and the `JobRunner` pool (results once per job, cancellation by
 //! id). Every solution returned is checked to solve its position.
 //!
 //! Run: `cargo test -p cubeswarm-worker --test executor` (uses the cached test tables).
@@ -20,7 +20,7 @@ use tables::canonical::sequences;
 use tables::progress::Silent;
 use tables::{parse_moves, Cube, Move, Position, SplitMix64};
 use worker::{
-    catalog, run_job, run_job_with, Engines, Error, Executor, ExecutorOptions, StopToken,
+    catalog, run_job, run_job_with, Engines, Error, JobRunner, RunnerOptions, StopToken,
     TableMemory,
 };
 
@@ -360,7 +360,7 @@ fn executor_a_deadline_of_one_millisecond_is_a_time_limit() {
 }
 
 /// An executor whose results arrive on a channel.
-fn executor(threads: usize) -> (Executor, mpsc::Receiver<JobResult>) {
+fn executor(threads: usize) -> (JobRunner, mpsc::Receiver<JobResult>) {
     let (tx, rx) = mpsc::channel();
     let tx = std::sync::Mutex::new(tx);
     let sink = Arc::new(move |r: JobResult| {
@@ -368,7 +368,7 @@ fn executor(threads: usize) -> (Executor, mpsc::Receiver<JobResult>) {
             let _ = tx.send(r);
         }
     });
-    (Executor::new(threads, engines(), sink).unwrap(), rx)
+    (JobRunner::new(threads, engines(), sink).unwrap(), rx)
 }
 
 const WAIT: Duration = Duration::from_secs(600);
@@ -406,7 +406,7 @@ fn executor_runs_every_job_once_and_reports_each() {
     assert!(!ex.cancel(JobId(1)), "finished jobs are forgotten");
 }
 
-/// `Executor::replace_engines`: the same tables in other memory replace the engines for
+/// `JobRunner::replace_engines`: the same tables in other memory replace the engines for
 /// the jobs that start afterwards (the executor lets go of the old ones), other tables
 /// are refused, and jobs solve as before.
 #[test]
@@ -417,7 +417,7 @@ fn replaced_engines_serve_later_jobs_and_the_old_ones_are_let_go() {
     let sink: worker::ResultSink = Arc::new(move |r| {
         let _ = tx.send(r);
     });
-    let ex = Executor::new(1, Arc::clone(&first), sink).unwrap();
+    let ex = JobRunner::new(1, Arc::clone(&first), sink).unwrap();
     assert_eq!(Arc::strong_count(&first), 2);
     let only_h0 = Arc::new(Engines::open(&dir(), &["h48h0k4"], TableMemory::Mapped).unwrap());
     assert!(!ex.replace_engines(only_h0), "other tables are refused");
@@ -440,7 +440,7 @@ fn replaced_engines_serve_later_jobs_and_the_old_ones_are_let_go() {
     assert_eq!(ex.tables(), ["h48h0k4", "twophase"]);
 }
 
-/// `Executor::cancel` stops a running job, which still sends what it has, each started
+/// `JobRunner::cancel` stops a running job, which still sends what it has, each started
 /// part stopped with `Stop::Cancelled`.
 #[test]
 fn executor_cancel_stops_a_running_job_which_still_reports() {
@@ -520,8 +520,8 @@ fn executor_counts_a_running_jobs_nodes_as_its_subtrees_finish() {
 }
 
 /// Options whose seam panics on `target`.
-fn panicking_on(target: Position) -> ExecutorOptions {
-    ExecutorOptions {
+fn panicking_on(target: Position) -> RunnerOptions {
+    RunnerOptions {
         before_position: Some(worker::failpoint::panic_on(target)),
     }
 }
@@ -592,7 +592,7 @@ fn executor_pool_reports_a_panicking_job_and_goes_on() {
         }
     });
     let bad = position("R U R' U'");
-    let ex = Executor::with_options(1, engines(), sink, panicking_on(bad)).unwrap();
+    let ex = JobRunner::with_options(1, engines(), sink, panicking_on(bad)).unwrap();
     ex.submit(subtrees(1, subtree_work(bad, 4, sequences(1))));
     ex.submit(batch(2, "twophase", two_phase(20), &[position("R2")]));
     let mut got: Vec<JobResult> = (0..2).map(|_| rx.recv_timeout(WAIT).unwrap()).collect();

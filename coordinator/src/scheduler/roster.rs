@@ -1,6 +1,6 @@
 //! The executors a scheduler knows, with the indexes that keep dispatch and leases cheap
 //! with a thousand executors: free slots in all, executors with room, and the busy ones
-//! ordered by lease renewal. Every change to an executor goes through [`Pool::update`]
+//! ordered by lease renewal. Every change to an executor goes through [`Roster::update`]
 //! (or insert/remove), which keeps the indexes in step.
 
 use crate::executor::ExecutorId;
@@ -49,7 +49,7 @@ struct Mark {
 
 /// The executors, by id, and their indexes.
 #[derive(Debug, Default)]
-pub(crate) struct Pool {
+pub(crate) struct Roster {
     executors: BTreeMap<ExecutorId, ExecState>,
     /// Free slots over every executor.
     free_slots: usize,
@@ -63,7 +63,7 @@ pub(crate) struct Pool {
     leases: BTreeSet<(u64, ExecutorId)>,
 }
 
-impl Pool {
+impl Roster {
     /// Adds `e` as `id`; an executor already under that id is removed first and
     /// returned.
     pub fn insert(&mut self, id: ExecutorId, e: ExecState) -> Option<ExecState> {
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn indexes_follow_every_change() {
-        let mut p = Pool::default();
+        let mut p = Roster::default();
         p.insert(ExecutorId(1), exec(2, 0));
         p.insert(ExecutorId(2), exec(1, 0));
         assert_eq!((p.free_slots(), p.capacity(), p.busy()), (3, 3, 0));
