@@ -167,7 +167,16 @@ pub fn run<R: BufRead + Send>(
     let looped = std::thread::scope(|scope| {
         let reader_win = win.clone();
         let reader_tx = pool.tx.clone();
-        scope.spawn(move || read_into(source, &reader_win, &reader_tx));
+        match source {
+            // One position needs no reader thread (the window always has room for one).
+            Source::One(line) => {
+                let _ = reader_tx.send(Event::Lines(KEY, vec![Line::from(line)]));
+                let _ = reader_tx.send(Event::End(KEY));
+            }
+            source => {
+                scope.spawn(move || read_into(source, &reader_win, &reader_tx));
+            }
+        }
         let r = run_loop(&mut driver, &pool.events, &clock, &mut |_| {}, &mut |_| {
             seen.borrow().end.is_some()
         });

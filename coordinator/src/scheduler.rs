@@ -101,7 +101,7 @@ pub struct Scheduler {
 impl Scheduler {
     /// A scheduler with no executors and no requests.
     pub fn new(cfg: Config) -> Scheduler {
-        let prefixes = Arc::new(tables::canonical::sequences(cfg.prefix_len));
+        let prefixes = canonical_prefixes(cfg.prefix_len);
         Scheduler {
             cfg,
             prefixes,
@@ -352,4 +352,20 @@ impl Scheduler {
         });
         p
     }
+}
+
+/// The canonical move sequences of `len` moves (the prefixes a split depth is cut into),
+/// made once per process: every scheduler shares them, so that a driver made for one
+/// position (a Python call) costs microseconds, not the milliseconds of the sequences.
+fn canonical_prefixes(len: usize) -> Arc<Vec<Vec<Move>>> {
+    type Made = std::sync::Mutex<std::collections::HashMap<usize, Arc<Vec<Vec<Move>>>>>;
+    static MADE: std::sync::OnceLock<Made> = std::sync::OnceLock::new();
+    let mut made = MADE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    Arc::clone(
+        made.entry(len)
+            .or_insert_with(|| Arc::new(tables::canonical::sequences(len))),
+    )
 }
