@@ -9,9 +9,10 @@
 //! (dispatch, result, cancellation, heartbeat) takes `latency`. A cancelled job stops
 //! when the cancellation reaches it. The driver steps after every event, and at the time
 //! it asks to be woken; an answer or a heartbeat is taken at its own time (the driver
-//! steps to it first, so that the scheduler's clock reads it). The replay ends when
-//! nothing is left on the wire or on a slot after the position's record; what the
-//! record's release cancelled is counted up to its cancellation, as wasted. What a job
+//! steps to it first, so that the scheduler's clock reads it). Executors heartbeat until
+//! the request ends (with the position's record); the replay ends when nothing is left
+//! on the wire or on a slot after that, and what the record's release cancelled is
+//! counted up to its cancellation, as wasted. What a job
 //! costs and finds is `recorded`'s.
 //!
 //! # Layout
@@ -56,6 +57,8 @@ pub struct SplitOptions {
     /// One-way message latency, µs.
     pub latency_us: u64,
     /// Heartbeat period, µs (`None`: no heartbeats and no leases, as in one process).
+    /// Leases last three periods: a job on the wire for longer than that is lost to the
+    /// scheduler, as on a real cluster.
     pub heartbeat_us: Option<u64>,
     /// Nodes per second of one thread (`None`: the trace's).
     pub node_rate: Option<f64>,
@@ -92,6 +95,9 @@ pub enum SplitError {
     /// The scheduler released no record (a bug, or a trace without a solution).
     #[error("the replay ended without the position's record")]
     NoRecord,
+    /// The request ended without its record (its executors were lost, say).
+    #[error("the replay's request ended without its record: {0}")]
+    Ended(String),
     /// The record is an error.
     #[error("the replay's record is an error: {0}")]
     Record(String),
@@ -100,15 +106,26 @@ pub enum SplitError {
 /// The one request of a replay.
 const KEY: ClientKey = ClientKey(1);
 
-/// The request's client: it keeps the record.
-struct Client<'a>(&'a RefCell<Option<Record>>);
+/// What the request's client saw.
+#[derive(Default)]
+struct Seen {
+    /// The position's record.
+    record: Option<Record>,
+    /// The request's end: `Ok`, or why it ended without its record.
+    end: Option<Result<(), String>>,
+}
+
+/// The request's client.
+struct Client<'a>(&'a RefCell<Seen>);
 
 impl RequestSink for Client<'_> {
     fn record(&mut self, record: Record) -> std::io::Result<()> {
-        self.0.borrow_mut().get_or_insert(record);
+        self.0.borrow_mut().record.get_or_insert(record);
         Ok(())
     }
-    fn end(&mut self, _how: Result<(), RequestError>) {}
+    fn end(&mut self, how: Result<(), RequestError>) {
+        self.0.borrow_mut().end = Some(how.map_err(|e| e.to_string()));
+    }
 }
 
 /// Replays `trace` as `opts` say, and the one-thread run it is compared with.
@@ -142,7 +159,7 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     let rate = opts.node_rate.unwrap_or(h.node_rate).max(1.0);
     let (workers, threads) = (opts.workers.max(1), opts.threads.max(1));
     let outbox = Outbox::default();
-    let record = RefCell::new(None);
+    let seen = RefCell::new(Seen::default());
     let mut driver = Driver::new(DriverConfig {
         scheduler: cfg,
         ..DriverConfig::default()
@@ -167,7 +184,7 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
         Open {
             settings,
             table: TABLE.to_string(),
-            sink: Box::new(Client(&record)),
+            sink: Box::new(Client(&seen)),
             wait_for_executors_us: None,
         },
     );
@@ -198,12 +215,13 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
                 Order::Cancel(job) => events.push(now + lat, Ev::Cancel(to, job.0)),
             }
         }
-        if wall.is_none() && record.borrow().is_some() {
+        if wall.is_none() && seen.borrow().record.is_some() {
             wall = Some(now);
         }
-        // Until the record, the driver is also woken when it asks to be.
+        let open = seen.borrow().end.is_none();
+        // While the request is open, the driver is also woken when it asks to be.
         let wake = (driver.next_wakeup())
-            .filter(|&w| w > now && wall.is_none())
+            .filter(|&w| w > now && open)
             .into_iter();
         let Some(t) = events.next_at().into_iter().chain(wake).min() else {
             break;
@@ -233,7 +251,7 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
             }
             Ev::Cancel(e, id) => log.jobs.extend(slots.cancel(e, id, now)),
             Ev::Beat(e) => {
-                if let (None, Some(hb)) = (wall, opts.heartbeat_us) {
+                if let (true, Some(hb)) = (open, opts.heartbeat_us) {
                     events.push(now + lat, Ev::Heard(e, slots.live(e, now)));
                     events.push(now + hb, Ev::Beat(e));
                 }
@@ -248,7 +266,12 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
         }
     }
     drop(driver);
-    let record = record.into_inner().ok_or(SplitError::NoRecord)?;
+    let seen = seen.into_inner();
+    let record = match (seen.record, seen.end) {
+        (Some(record), _) => record,
+        (None, Some(Err(why))) => return Err(SplitError::Ended(why)),
+        (None, _) => return Err(SplitError::NoRecord),
+    };
     let solved = record
         .outcome
         .map_err(|e| SplitError::Record(e.to_string()))?;
