@@ -12,8 +12,8 @@
 //! steps to it first, so that the scheduler's clock reads it). Executors heartbeat until
 //! the request ends (with the position's record); the replay ends when nothing is left
 //! on the wire or on a slot after that, and what the record's release cancelled is
-//! counted up to its cancellation, as wasted. What a job
-//! costs and finds is `recorded`'s.
+//! counted up to its cancellation, as wasted. What a job costs and finds is
+//! `recorded`'s.
 //!
 //! # Layout
 //! - this file: the options, the replay loop, the idle time by cause;
