@@ -1,7 +1,7 @@
 //! The replay of recorded searches (`cubeswarm bench split`): a hand-made trace gives
 //! the schedule and figures worked out by hand; the recorded traces load and replay.
 
-use benchtools::splitsim::{replay, simulate, Idle, SimJob, SplitOptions};
+use benchtools::splitsim::{replay, simulate, Idle, SimJob, SplitError, SplitOptions};
 use benchtools::trace::{DepthCells, Header, Trace, GRAIN, VERSION};
 use coordinator::Config;
 use std::collections::BTreeMap;
@@ -130,6 +130,96 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     assert_eq!(r.solutions, trace.solutions());
     assert!((r.efficiency() - 15.0 / 36.0).abs() < 1e-12);
     assert!(r.to_string().ends_with("efficiency 0.417 at 2 threads"));
+}
+
+/// One worker of one thread holding `queue_ahead` jobs more, 1 ms latency, one job per
+/// slot, early start off.
+fn queued_opts(queue_ahead: usize) -> SplitOptions {
+    SplitOptions {
+        workers: 1,
+        threads: 1,
+        queue_ahead,
+        latency_us: 1_000,
+        config: Config {
+            jobs_per_slot: 1,
+            early_start: false,
+            ..Config::default()
+        },
+        ..SplitOptions::default()
+    }
+}
+
+#[test]
+fn a_job_queued_ahead_starts_as_its_thread_frees() {
+    // One thread and one job queued ahead: the driver sees room for two jobs. Shallow job
+    // 1000-2000 (result at 3000); depth 13's two halves sent together at 3000: job 2
+    // runs 4000-9000 and job 3, queued, takes the thread as it frees, 9000-12000 (result
+    // at 13000); depth 14's first two jobs arrive at 14000 (job 4 is empty, job 5 runs
+    // 14000-20000 with the solution); job 6, sent when job 4's result is back (15000),
+    // waits for job 5's end. The record comes with job 5's result.
+    let trace = hand_trace();
+    let r = simulate(&trace, &queued_opts(1)).unwrap();
+    assert_eq!(
+        r.jobs,
+        vec![
+            job(1, 0, 1_000, 2_000, 1_000),
+            job(2, 13, 4_000, 9_000, 5_000),
+            job(3, 13, 9_000, 12_000, 3_000),
+            job(4, 14, 14_000, 14_000, 0),
+            job(5, 14, 14_000, 20_000, 6_000),
+            job(6, 14, 20_000, 20_000, 0),
+        ]
+    );
+    assert_eq!(r.wall_us, 21_000);
+    assert_eq!(r.solutions, trace.solutions());
+    // The thread is never free: when it runs nothing, a job or a result is on the wire.
+    assert_eq!(
+        r.idle,
+        Idle {
+            dispatch: 6_000.0,
+            ..Idle::default()
+        }
+    );
+}
+
+#[test]
+fn heartbeats_change_nothing_while_a_lease_covers_the_wire() {
+    // Heartbeats every 1 ms (leases of 3 ms) over a 1 ms wire: the driver renews the
+    // leases and finds every job listed or on its way.
+    let trace = hand_trace();
+    let quiet = simulate(&trace, &queued_opts(1)).unwrap();
+    let heard = simulate(
+        &trace,
+        &SplitOptions {
+            heartbeat_us: Some(1_000),
+            ..queued_opts(1)
+        },
+    )
+    .unwrap();
+    assert_eq!(heard.jobs, quiet.jobs);
+    assert_eq!((heard.wall_us, heard.idle), (quiet.wall_us, quiet.idle));
+}
+
+#[test]
+fn jobs_longer_on_the_wire_than_a_lease_are_lost_as_on_a_cluster() {
+    // Heartbeats every 0.3 ms (leases of 0.9 ms) over a 1 ms wire: the shallow job is
+    // still on its way when a heartbeat that cannot list it comes a lease after its
+    // dispatch, so the driver forgets the executor, and with it the only one that holds
+    // the table the request needs.
+    let trace = hand_trace();
+    let e = simulate(
+        &trace,
+        &SplitOptions {
+            heartbeat_us: Some(300),
+            ..queued_opts(0)
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, SplitError::Ended(_)), "{e}");
+    assert!(
+        e.to_string().contains("no connected worker holds table"),
+        "{e}"
+    );
 }
 
 /// One worker of `threads` slots, 1 ms latency, one job per slot, early start on.

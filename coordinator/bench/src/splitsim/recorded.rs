@@ -1,0 +1,206 @@
+//! The recorded search as the simulated executors see it: what each job costs and finds.
+//!
+//! A subtree job searches its prefixes in order, each for its recorded node count at the
+//! job's depth, and stops after a prefix that brings its solutions up to what it asks
+//! for. Prefixes finer than the trace's grain get an equal share of their finest
+//! recorded ancestor. Depths the trace does not hold (started early past the optimal
+//! one) cost 13 times the deepest recorded depth's counts, and so do the subtrees of an
+//! optimal depth the recording did not search (a trace recorded without `--all` stops at
+//! its first solution).
+
+use crate::trace::{Header, Trace, TraceError, GRAIN};
+use proto::{Job, JobOutput, PositionResult, Stop, SubtreeResult, Work};
+use std::collections::HashMap;
+use tables::Move;
+
+/// Node counts per prefix, by depth, for the prefixes of one length.
+struct Level {
+    /// The canonical prefixes of this length, in the scheduler's order.
+    prefixes: Vec<Vec<Move>>,
+    /// Each prefix's index in `prefixes`.
+    index: HashMap<Vec<Move>, usize>,
+    /// Each depth's counts, indexed as `prefixes`, made when first asked for.
+    by_depth: HashMap<u8, Vec<u64>>,
+}
+
+impl Level {
+    fn new(len: usize) -> Level {
+        let prefixes = tables::canonical::sequences(len);
+        let index = prefixes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.clone(), i))
+            .collect();
+        Level {
+            prefixes,
+            index,
+            by_depth: HashMap::new(),
+        }
+    }
+}
+
+/// What one job did on its slot: its cost and what it reports when it ends.
+#[derive(Clone, Debug)]
+pub(super) struct JobRun {
+    /// Its depth (0: the shallow job).
+    pub depth: u8,
+    /// Nodes it searches before it ends.
+    pub nodes: u64,
+    /// Its output.
+    pub output: JobOutput,
+    /// Whether it holds one of the optimal depth's solutions.
+    pub solves: bool,
+}
+
+/// The trace as job costs and outputs.
+pub(super) struct Recorded<'t> {
+    trace: &'t Trace,
+    /// The trace's solutions.
+    solutions: Vec<Vec<Move>>,
+    /// The optimal depth (`u8::MAX` when the trace found none).
+    optimal: u8,
+    /// Node counts of the scheduler's prefixes and of their one-move children (split
+    /// prefixes), by length.
+    levels: HashMap<usize, Level>,
+}
+
+impl<'t> Recorded<'t> {
+    pub fn new(trace: &'t Trace) -> Recorded<'t> {
+        Recorded {
+            trace,
+            solutions: trace.solutions(),
+            optimal: trace.header.optimal.unwrap_or(u8::MAX),
+            levels: HashMap::new(),
+        }
+    }
+
+    /// The trace's header.
+    pub fn header(&self) -> &'t Header {
+        &self.trace.header
+    }
+
+    /// The optimal depth (`u8::MAX` when the trace found none).
+    pub fn optimal(&self) -> u8 {
+        self.optimal
+    }
+
+    /// What `job` does on a slot.
+    pub fn run(&mut self, job: &Job) -> Result<JobRun, TraceError> {
+        let h = self.header();
+        let w = match &job.work {
+            Work::Batch { items, .. } => {
+                return Ok(JobRun {
+                    depth: 0,
+                    nodes: h.shallow_nodes,
+                    output: JobOutput::Batch(vec![Ok(PositionResult {
+                        line: items.first().map_or(1, |i| i.line),
+                        solutions: Vec::new(),
+                        optimal: false,
+                        lower_bound: h.lower_bound,
+                        depth_exhausted: Some(h.split_depth.saturating_sub(1)),
+                        nodes: h.shallow_nodes,
+                        lookups: 0,
+                        micros: 0,
+                        stop: Stop::Exhausted,
+                    })]),
+                    solves: false,
+                });
+            }
+            Work::Subtrees(w) => w,
+        };
+        let want = w.max_solutions.map_or(usize::MAX, |n| n as usize);
+        let mut found = 0usize;
+        let mut nodes = 0u64;
+        let mut output = Vec::new();
+        for (i, p) in w.prefixes.iter().enumerate() {
+            if found >= want {
+                break;
+            }
+            let cost = self.cost(w.depth, p)?;
+            let mut sols: Vec<Vec<Move>> = match w.depth == self.optimal {
+                true => (self.solutions.iter())
+                    .filter(|s| s.starts_with(p))
+                    .cloned()
+                    .collect(),
+                false => Vec::new(),
+            };
+            let room = want - found;
+            let stop = if sols.len() > room {
+                sols.truncate(room);
+                Stop::Completed
+            } else {
+                Stop::Exhausted
+            };
+            found += sols.len();
+            nodes += cost;
+            output.push(SubtreeResult {
+                prefix: i as u32,
+                solutions: sols,
+                nodes: cost,
+                lookups: 0,
+                stop,
+            });
+        }
+        Ok(JobRun {
+            depth: w.depth,
+            nodes,
+            solves: w.depth == self.optimal && found > 0,
+            output: JobOutput::Subtrees(output),
+        })
+    }
+
+    /// The nodes of `prefix`'s subtree at `depth`.
+    fn cost(&mut self, depth: u8, prefix: &[Move]) -> Result<u64, TraceError> {
+        if prefix.len() > GRAIN + 1 {
+            // Finer than the trace: an equal share of the finest recorded ancestor.
+            let mut c = self.cost(depth, &prefix[..GRAIN + 1])?;
+            for k in GRAIN + 1..prefix.len() {
+                let n = tables::canonical::allowed_after(Some(prefix[k - 1])).count_ones();
+                c /= u64::from(n.max(1));
+            }
+            return Ok(c);
+        }
+        let trace = self.trace;
+        let level = self
+            .levels
+            .entry(prefix.len())
+            .or_insert_with(|| Level::new(prefix.len()));
+        if !level.by_depth.contains_key(&depth) {
+            let costs = depth_costs(trace, depth, &level.prefixes)?;
+            level.by_depth.insert(depth, costs);
+        }
+        let i = level.index.get(prefix).copied();
+        Ok(i.and_then(|i| level.by_depth.get(&depth)?.get(i).copied())
+            .unwrap_or(0))
+    }
+}
+
+/// The nodes of each of `prefixes` at `depth`, where the trace holds them, else from
+/// the deepest recorded depth below it.
+fn depth_costs(trace: &Trace, depth: u8, prefixes: &[Vec<Move>]) -> Result<Vec<u64>, TraceError> {
+    let below = trace.depths.range(..depth).next_back().map(|(&d, _)| d);
+    let grown = |d: u8| 13u64.saturating_pow(u32::from(depth - d));
+    Ok(match trace.depths.get(&depth) {
+        Some(cells) if cells.complete => trace.costs(depth, prefixes)?,
+        // Cut short after the solution: the subtrees not searched (0 nodes; a searched
+        // one counts its root) cost 13 times their previous depth's.
+        Some(_) => {
+            let mut c = trace.costs(depth, prefixes)?;
+            if let Some(d) = below {
+                let before = trace.costs(d, prefixes)?;
+                for (x, b) in c.iter_mut().zip(before) {
+                    if *x == 0 {
+                        *x = b.saturating_mul(grown(d));
+                    }
+                }
+            }
+            c
+        }
+        None => match below {
+            Some(d) => (trace.costs(d, prefixes)?.into_iter())
+                .map(|c| c.saturating_mul(grown(d)))
+                .collect(),
+            None => vec![0; prefixes.len()],
+        },
+    })
+}

@@ -1,0 +1,178 @@
+//! What a replay gave: the jobs run, and the figures made of them.
+
+use tables::Move;
+
+/// One job run on a simulated slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimJob {
+    /// The job.
+    pub id: u64,
+    /// Its depth (0: the shallow job).
+    pub depth: u8,
+    /// The executor.
+    pub exec: u64,
+    /// Started and stopped on its slot, µs.
+    pub start_us: u64,
+    /// When it stopped.
+    pub end_us: u64,
+    /// Nodes it searched.
+    pub nodes: u64,
+    /// Whether a cancellation stopped it.
+    pub cancelled: bool,
+}
+
+/// Idle slot time by cause, in slot-µs, over the replay's wall time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Idle {
+    /// Before the shallow job's result: the other slots wait for the lower bound.
+    pub start: f64,
+    /// Waiting for a depth that is not the last to end (nothing else to run).
+    pub depth: f64,
+    /// The last depth's last jobs: nothing left to hand out.
+    pub tail: f64,
+    /// A slot the scheduler counts as busy while its job or result is on the wire.
+    pub dispatch: f64,
+}
+
+/// What a replay saw happen, for its report.
+#[derive(Default)]
+pub(super) struct Log {
+    /// The jobs run, as they stopped.
+    pub jobs: Vec<SimJob>,
+    /// Idle slot time until the record.
+    pub idle: Idle,
+    /// When a job of the optimal depth holding a solution first ended on its slot (µs).
+    pub first_solution: Option<u64>,
+}
+
+/// What a replay gave.
+#[derive(Clone, Debug)]
+pub struct SplitReport {
+    /// Threads in all.
+    pub threads: usize,
+    /// Time to the record, µs.
+    pub wall_us: u64,
+    /// The same trace on one thread, no latency, the default configuration, µs.
+    pub one_thread_us: u64,
+    /// Nodes searched in all (cancelled work included).
+    pub nodes: u64,
+    /// Nodes searched by the one-thread run.
+    pub one_thread_nodes: u64,
+    /// Nodes of jobs at depths past the optimal one (started early).
+    pub early_nodes: u64,
+    /// Nodes of jobs stopped by a cancellation.
+    pub cancelled_nodes: u64,
+    /// Nodes at the optimal depth searched after the first solution was found.
+    pub after_solution_nodes: u64,
+    /// Idle slot time by cause.
+    pub idle: Idle,
+    /// Jobs run (each attempt).
+    pub jobs: Vec<SimJob>,
+    /// The solutions of the record.
+    pub solutions: Vec<Vec<Move>>,
+}
+
+impl SplitReport {
+    /// The report of a replay on `threads` threads whose record came at `wall_us` with
+    /// `solutions`, from what it saw and the optimal depth; its one-thread figures are its
+    /// own.
+    pub(super) fn new(
+        threads: usize,
+        wall_us: u64,
+        solutions: Vec<Vec<Move>>,
+        log: Log,
+        optimal: u8,
+    ) -> SplitReport {
+        let Log {
+            mut jobs,
+            idle,
+            first_solution,
+        } = log;
+        jobs.sort_by_key(|j| (j.start_us, j.id));
+        let mut r = SplitReport {
+            threads,
+            wall_us,
+            one_thread_us: wall_us,
+            nodes: 0,
+            one_thread_nodes: 0,
+            early_nodes: 0,
+            cancelled_nodes: 0,
+            after_solution_nodes: 0,
+            idle,
+            jobs: Vec::new(),
+            solutions,
+        };
+        for j in &jobs {
+            r.nodes += j.nodes;
+            if j.depth > optimal && j.depth != 0 {
+                r.early_nodes += j.nodes;
+            }
+            if j.cancelled {
+                r.cancelled_nodes += j.nodes;
+            }
+            if let Some(ts) = first_solution {
+                if j.depth == optimal && j.end_us > ts {
+                    let from = j.start_us.max(ts);
+                    let share = (j.end_us - from) as f64 / (j.end_us - j.start_us).max(1) as f64;
+                    r.after_solution_nodes += (j.nodes as f64 * share) as u64;
+                }
+            }
+        }
+        r.one_thread_nodes = r.nodes;
+        r.jobs = jobs;
+        r
+    }
+
+    /// One-thread time over this time.
+    pub fn speedup(&self) -> f64 {
+        self.one_thread_us as f64 / self.wall_us.max(1) as f64
+    }
+
+    /// Speedup per thread.
+    pub fn efficiency(&self) -> f64 {
+        self.speedup() / self.threads.max(1) as f64
+    }
+}
+
+impl std::fmt::Display for SplitReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = |us: u64| us as f64 / 1e6;
+        let slot_s = self.threads as f64 * s(self.wall_us);
+        let pct = |x: f64| 100.0 * x / 1e6 / slot_s.max(1e-12);
+        writeln!(
+            f,
+            "wall {:.3} s simulated; one thread {:.3} s; speedup {:.2}",
+            s(self.wall_us),
+            s(self.one_thread_us),
+            self.speedup()
+        )?;
+        writeln!(
+            f,
+            "nodes {:.4e} = {:.3} x one thread ({:.4e}); early-started depths {:.3e}, \
+             cancelled {:.3e}, after the solution {:.3e}",
+            self.nodes as f64,
+            self.nodes as f64 / self.one_thread_nodes.max(1) as f64,
+            self.one_thread_nodes as f64,
+            self.early_nodes as f64,
+            self.cancelled_nodes as f64,
+            self.after_solution_nodes as f64
+        )?;
+        writeln!(
+            f,
+            "idle: start {:.1}%, waiting for a depth {:.1}%, tail {:.1}%, dispatch {:.1}% \
+             of {:.1} slot-seconds; {} jobs run",
+            pct(self.idle.start),
+            pct(self.idle.depth),
+            pct(self.idle.tail),
+            pct(self.idle.dispatch),
+            slot_s,
+            self.jobs.len()
+        )?;
+        write!(
+            f,
+            "efficiency {:.3} at {} threads",
+            self.efficiency(),
+            self.threads
+        )
+    }
+}
