@@ -67,7 +67,7 @@ pub fn run(dir: &Path, a: ScrambleArgs) -> anyhow::Result<()> {
     let seed = match a.seed {
         Some(s) => s,
         None => {
-            let s = random_seed();
+            let s = frontend::scramble::random_seed();
             eprintln!("seed {s} (--seed {s} makes these scrambles again)");
             s
         }
@@ -158,19 +158,6 @@ fn render(s: &Scramble, format: ScrambleFormat) -> String {
     }
 }
 
-/// A seed that differs from run to run: the standard library's per-process random hash
-/// keys over the time.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    h.write_u128(now);
-    h.write_u32(std::process::id());
-    h.finish()
-}
-
 /// A bar over `count` scrambles on stderr, when `show` and stderr is a terminal.
 fn progress_bar(show: bool, count: u64) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
@@ -233,6 +220,9 @@ mod tests {
 
     #[test]
     fn random_seeds_differ() {
-        assert_ne!(random_seed(), random_seed());
+        assert_ne!(
+            frontend::scramble::random_seed(),
+            frontend::scramble::random_seed()
+        );
     }
 }

@@ -23,7 +23,7 @@ pub fn scramble(
     let scrambler = py
         .detach(|| frontend::scramble::scrambler(&dir, &Dialect::PYTHON, &Stderr))
         .map_err(front)?;
-    let seed = seed.unwrap_or_else(random_seed);
+    let seed = seed.unwrap_or_else(frontend::scramble::random_seed);
     let mut out = Vec::new();
     let mut done = 0u64;
     while done < n {
@@ -36,16 +36,4 @@ pub fn scramble(
         py.check_signals()?;
     }
     Ok(out)
-}
-
-/// A seed that differs from call to call: the standard library's random hash keys over
-/// the time.
-fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    h.write_u128(now);
-    h.finish()
 }

@@ -37,3 +37,16 @@ pub fn scrambler(dir: &Path, d: &Dialect, progress: &dyn Progress) -> Result<Scr
     opened.insert(dir.to_path_buf(), s.clone());
     Ok(s)
 }
+
+/// A seed that differs from run to run and call to call (when none is given): the
+/// standard library's per-process random hash keys over the time and the process id.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.write_u32(std::process::id());
+    h.finish()
+}
