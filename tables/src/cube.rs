@@ -9,8 +9,6 @@
 //! Conventions follow Kociemba's "is replaced by" representation: `c.corner(i)` is the
 //! piece at position `i`, and `a.compose(&b)` is "apply `a`, then `b`".
 
-use crate::moves::Move;
-
 /// Corner names in position order (Kociemba's order).
 pub const CORNER_NAMES: [&str; 8] = ["URF", "UFL", "ULB", "UBR", "DFR", "DLF", "DBL", "DRB"];
 /// Edge names in position order (Kociemba's order; the four E-slice edges last).
@@ -281,22 +279,6 @@ impl Cube {
             r.c[i] = if s >= CO_MASK { s - CO_MASK } else { s };
         }
         r
-    }
-
-    /// Applies one face move.
-    #[inline(always)]
-    pub fn apply_move(&self, m: Move) -> Cube {
-        self.compose(&crate::moves::MOVE_CUBES[m.index()])
-    }
-
-    /// Applies a sequence of moves in order.
-    pub fn apply_moves(&self, moves: &[Move]) -> Cube {
-        moves.iter().fold(*self, |c, &m| c.apply_move(m))
-    }
-
-    /// The cube reached from solved by `moves`.
-    pub fn from_moves(moves: &[Move]) -> Cube {
-        Cube::SOLVED.apply_moves(moves)
     }
 
     /// The inverse position: `c.compose(&c.inverse())` is solved.

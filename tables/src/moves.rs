@@ -252,3 +252,23 @@ pub static MOVE_CUBES: [Cube; 18] = {
 pub const fn same_axis(a: Move, b: Move) -> bool {
     a.axis() == b.axis()
 }
+
+/// Moves applied to a cube: here beside the move cubes, so that the cube module does not
+/// depend on this one.
+impl Cube {
+    /// Applies one face move.
+    #[inline(always)]
+    pub fn apply_move(&self, m: Move) -> Cube {
+        self.compose(&MOVE_CUBES[m.index()])
+    }
+
+    /// Applies a sequence of moves in order.
+    pub fn apply_moves(&self, moves: &[Move]) -> Cube {
+        moves.iter().fold(*self, |c, &m| c.apply_move(m))
+    }
+
+    /// The cube reached from solved by `moves`.
+    pub fn from_moves(moves: &[Move]) -> Cube {
+        Cube::SOLVED.apply_moves(moves)
+    }
+}

@@ -531,15 +531,28 @@ fn a_coordinator_that_is_not_up_yet_is_waited_for() {
     drop(probe);
     let url = format!("http://{addr}");
     let (tx, rx) = std::sync::mpsc::channel();
+    let (failed_tx, failed) = std::sync::mpsc::channel();
     let o = options(
         &url,
         Positions::One("B'".into()),
         Some(scratch("late").join("out")),
     );
+    /// Says when the client has failed to connect and is about to try again.
+    struct Retrying(std::sync::mpsc::Sender<()>);
+    impl Observer for Retrying {
+        fn notice(&mut self, notice: &Notice) {
+            if matches!(notice, Notice::Reconnecting { .. }) {
+                let _ = self.0.send(());
+            }
+        }
+    }
     std::thread::spawn(move || {
-        let _ = tx.send(run(&o, &mut Silent));
+        let _ = tx.send(run(&o, &mut Retrying(failed_tx)));
     });
-    std::thread::sleep(Duration::from_millis(400));
+    // The coordinator comes up once the client has found it down.
+    failed
+        .recv_timeout(Duration::from_secs(60))
+        .expect("the client tried and failed first");
     let listener = rt.block_on(tokio::net::TcpListener::bind(addr)).unwrap();
     let log = serve_on(&rt, listener, vec![], &[]);
     let s = rx
