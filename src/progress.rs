@@ -1,6 +1,6 @@
 //! What the user sees on stderr while the binary works: progress bars for long table
 //! work (the binary's [`tables::progress::Progress`]), the bar of a scramble set, and its
-//! closing line.
+//! closing line, and where a command's results go.
 //!
 //! [`Bars`] draws an indicatif bar per step on stderr when stderr is a terminal and
 //! nothing otherwise (tests, CI, pipes, log files); notes between steps are printed
@@ -104,6 +104,19 @@ pub fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::P
         None => indicatif::ProgressBar::new_spinner(),
     };
     Some(bar)
+}
+
+/// Where a command writes its results: `path` (created, or emptied), or standard output;
+/// buffered.
+pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io::Write>> {
+    use anyhow::Context as _;
+    Ok(match path {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p)
+                .with_context(|| format!("cannot create output file {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
 }
 
 #[cfg(test)]

@@ -5,8 +5,7 @@
 
 use anyhow::{bail, Context as _};
 use clap::{Args, ValueEnum};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use worker::Scramble;
@@ -82,14 +81,7 @@ pub fn run(dir: &Path, a: ScrambleArgs) -> anyhow::Result<()> {
         .thread_name(|i| format!("cubeswarm-scramble-{i}"))
         .build()
         .context("starting the scramble threads")?;
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => {
-            Box::new(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create output file {}", p.display())
-            })?))
-        }
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    let mut out = crate::progress::output(a.output.as_deref())?;
     let bar = progress_bar(!a.quiet, a.count);
     let start = Instant::now();
     let mut written = 0u64;

@@ -18,7 +18,7 @@ use frontend::output::{self, Format, CSV_HEADER};
 use frontend::{Asked, Dialect, Embedded};
 use proto::{Method, Settings};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use tables::Position;
@@ -190,14 +190,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     )?;
     let tables = Embedded::open(dir, &table, &Dialect::CLI, &Bars::new(!a.quiet))?;
     let pool = tables.executors(1, threads)?;
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => {
-            Box::new(BufWriter::new(File::create(p).with_context(|| {
-                format!("cannot create output file {}", p.display())
-            })?))
-        }
-        None => Box::new(BufWriter::new(std::io::stdout().lock())),
-    };
+    let mut out = crate::progress::output(a.output.as_deref())?;
     if let Some(path) = &a.trace {
         let (Some(position), Some(text)) = (single, &a.position) else {
             bail!("--trace records the search of one position given on the command line");
