@@ -40,6 +40,10 @@ pub enum BenchWhich {
         /// give another solver the same states).
         #[arg(long)]
         list: bool,
+        /// Search every move prefix of a symmetric position, as if it had no symmetry
+        /// (to measure the reduction; the solutions are the same).
+        #[arg(long)]
+        no_symmetry: bool,
     },
     /// The coordinator at scale, simulated: a batch of two-phase lines through the real
     /// driver to simulated workers that answer at once; dispatch throughput and memory.
@@ -112,14 +116,14 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             seed,
             positions,
             list,
+            no_symmetry,
         } => optimal(
             dir,
             &table,
             threads,
-            count,
-            seed,
-            positions.as_deref(),
+            (count, seed, positions.as_deref()),
             list,
+            !no_symmetry,
         ),
         BenchWhich::Coordinator {
             workers,
@@ -177,15 +181,15 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
 }
 
 /// `bench optimal`: each position a single-position request through the coordinator on
-/// one in-process executor of `threads` threads (the path `cubeswarm solve` takes).
+/// one in-process executor of `threads` threads (the path `cubeswarm solve` takes). The
+/// positions: the first `count` of `file`, or `count` random ones from `seed`.
 fn optimal(
     dir: &Path,
     table: &str,
     threads: usize,
-    count: usize,
-    seed: u64,
-    file: Option<&Path>,
+    (count, seed, file): (usize, u64, Option<&Path>),
     list: bool,
+    symmetry: bool,
 ) -> anyhow::Result<()> {
     let mut positions: Vec<(String, tables::Position)> = Vec::new();
     match file {
@@ -238,7 +242,10 @@ fn optimal(
             parsed: Ok(*p),
         };
         coordinator::run(
-            coordinator::Config::default(),
+            coordinator::Config {
+                symmetry,
+                ..coordinator::Config::default()
+            },
             &pool,
             settings.clone(),
             table.clone(),

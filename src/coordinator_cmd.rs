@@ -39,6 +39,10 @@ pub struct CoordinatorArgs {
     /// Two-phase positions per job.
     #[arg(long, default_value_t = 128)]
     batch_size: usize,
+    /// Cut a symmetric position into every move prefix, as if it had no symmetry (to
+    /// measure the reduction; the solutions are the same).
+    #[arg(long)]
+    no_symmetry: bool,
     /// For this long (seconds) after the coordinator starts, a request whose table no
     /// connected worker holds waits for one to join instead of being refused (workers
     /// join again after a restart) [default: the lease].
@@ -102,6 +106,7 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
     let scheduler = coordinator::Config {
         lease_us: Some(lease.as_micros() as u64),
         batch_size: a.batch_size.max(1),
+        symmetry: !a.no_symmetry,
         ..coordinator::Config::default()
     };
     let cfg = ServerConfig {

@@ -145,6 +145,11 @@ pub struct SolveArgs {
     /// depth, for `cubeswarm bench split` to replay. Embedded runs only.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["coordinator", "input"])]
     trace: Option<PathBuf>,
+    /// Optimal method: search every move prefix of a symmetric position, as if it had no
+    /// symmetry (to measure the reduction; the solutions are the same). On a cluster the
+    /// coordinator decides (`cubeswarm coordinator --no-symmetry`).
+    #[arg(long, conflicts_with = "coordinator")]
+    no_symmetry: bool,
 }
 
 /// Runs `solve`: the positions go through the coordinator's driver to the in-process
@@ -181,6 +186,10 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
         bail!("--resume continues the output file of a cluster run; use it with --coordinator");
     }
     let threads = a.threads.unwrap_or_else(default_threads).max(1);
+    let cfg = coordinator::Config {
+        symmetry: !a.no_symmetry,
+        ..coordinator::Config::default()
+    };
     let table = frontend::table::local(
         dir,
         a.method,
@@ -205,6 +214,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             settings: settings.clone(),
             table,
             threads,
+            cfg,
         };
         let rec = crate::trace_cmd::solve_traced(pool, run)?;
         let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
@@ -216,7 +226,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             input: text.clone(),
             parsed: Ok(position),
         };
-        let rec = frontend::embedded::one(&pool, &settings, &table, line)?;
+        let rec = frontend::embedded::one_with(cfg, &pool, &settings, &table, line)?;
         let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
         return Ok(Finished::new(u64::from(failure.is_some()), failure));
     }
@@ -237,7 +247,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     let mut done = 0u64;
     let mut failed = 0u64;
     let stats = coordinator::run(
-        coordinator::Config::default(),
+        cfg,
         &pool,
         settings.clone(),
         table,

@@ -48,6 +48,10 @@ pub struct SplitArgs {
     /// Do not start depth d+1 before d is proved empty.
     #[arg(long)]
     no_early_start: bool,
+    /// Cut a symmetric position into every prefix (a trace recorded with
+    /// `solve --no-symmetry`); by default one per orbit, as `solve` does.
+    #[arg(long)]
+    no_symmetry: bool,
     /// Also print, per depth, its jobs, when its first started and its last ended, and
     /// its nodes.
     #[arg(long)]
@@ -89,6 +93,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
         config.job_round_trips = r;
     }
     config.early_start = !a.no_early_start;
+    config.symmetry = !a.no_symmetry;
     let opts = SplitOptions {
         workers: a.workers,
         threads: a.threads,

@@ -155,6 +155,8 @@ pub struct TraceRun<'a> {
     pub table: String,
     /// Executor threads.
     pub threads: usize,
+    /// The scheduler's configuration (its prefix length is the trace's).
+    pub cfg: coordinator::Config,
 }
 
 /// Solves one position on `pool` through the coordinator, recording the trace; returns
@@ -191,7 +193,7 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
     };
     let cfg = coordinator::Config {
         prefix_len: RECORD_PREFIX_LEN,
-        ..coordinator::Config::default()
+        ..run.cfg.clone()
     };
     let mut got = None;
     let ran = coordinator::run(
@@ -349,9 +351,15 @@ fn build(
     }
     header.node_rate = sub_nodes as f64 / (sub_micros.max(1) as f64 / 1e6);
     let all5 = tables::canonical::sequences(RECORD_PREFIX_LEN).len();
+    // A position with symmetries searches one prefix per class: a depth of it is whole
+    // when every subtree it searched was (the others are left at 0).
+    let reduced =
+        run.cfg.symmetry && !tables::symmetry::PrefixOrbits::of(run.position.cube()).is_trivial();
     let mut depths = BTreeMap::new();
     for (d, m) in cells {
-        let complete = m.len() == all5 && m.values().all(|&(_, whole)| whole);
+        let all_whole = m.values().all(|&(_, whole)| whole);
+        let complete =
+            all_whole && (m.len() == all5 || (reduced && header.optimal.is_none_or(|o| d <= o)));
         // A depth cut short (started early, or past the solution) is kept only when it
         // is the optimal depth: the others are not needed to replay the search.
         if !complete && header.optimal != Some(d) {

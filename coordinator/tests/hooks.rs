@@ -19,6 +19,7 @@ fn cfg() -> Config {
         batch_size: 4,
         split_depth: 12,
         prefix_len: PREFIX_LEN,
+        symmetry: true,
         jobs_per_slot: 2,
         job_nodes: 1_000,
         job_round_trips: 10.0,

@@ -19,7 +19,7 @@ pub const NSYM: usize = 48;
 mod of_cube;
 mod orbits;
 pub use of_cube::{SelfSymmetry, SymSet};
-pub use orbits::{canonical_order, PrefixOrbits};
+pub use orbits::{canonical_order, Kept, PrefixClasses, PrefixOrbits};
 /// Number of symmetries that keep the UD axis (the first 16).
 pub const NSYM_UD: usize = 16;
 

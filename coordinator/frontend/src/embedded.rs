@@ -302,9 +302,26 @@ pub fn one(
     table: &str,
     line: InputLine,
 ) -> Result<Record, Error> {
+    one_with(
+        coordinator::Config::default(),
+        executors,
+        settings,
+        table,
+        line,
+    )
+}
+
+/// [`one`] under the scheduler configuration `cfg`.
+pub fn one_with(
+    cfg: coordinator::Config,
+    executors: &Executors,
+    settings: &Settings,
+    table: &str,
+    line: InputLine,
+) -> Result<Record, Error> {
     let mut got = None;
     coordinator::run(
-        coordinator::Config::default(),
+        cfg,
         executors,
         settings.clone(),
         table.to_string(),

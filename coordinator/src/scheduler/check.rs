@@ -64,12 +64,14 @@ impl Scheduler {
                 JobOutput::Subtrees(rs),
             ) => {
                 let p = r.lines.get(*seq)?;
+                let list = p.split.as_ref().map(|s| s.deep.prefixes().list());
                 for sub in rs {
                     if sub.solutions.is_empty() {
                         continue;
                     }
                     let Some(prefix) = (prefixes.get(sub.prefix as usize))
-                        .and_then(|&i| super::cut::unit_moves(&self.prefixes, i))
+                        .zip(list)
+                        .and_then(|(&i, list)| super::cut::unit_moves(list, i))
                     else {
                         return Some(reject(p.line, RejectReason::Unasked));
                     };

@@ -69,6 +69,9 @@ fn children(id: u32, last: Option<Move>) -> impl Iterator<Item = (u32, Move)> {
 
 /// What the previous depths measured.
 pub struct Counts<'a> {
+    /// The units to cut (prefixes, or units below prefixes not cut whole); `None`: every
+    /// prefix.
+    pub units: Option<&'a [u32]>,
     /// Latest nodes of each prefix's subtree.
     pub prefixes: &'a [u64],
     /// Latest nodes of each unit below a prefix, by unit id.
@@ -99,13 +102,7 @@ pub fn cut(prefixes: &[Vec<Move>], counts: &Counts<'_>, plan: Plan) -> Cut {
     if n == 0 {
         return Cut::default();
     }
-    let prefix_count = |i: usize| counts.prefixes.get(i).copied().unwrap_or(0);
-    // The units and their counts: a split unit's children (an equal share of the unit
-    // for a child not measured yet), recursively.
-    let mut units: Vec<(u32, u64)> = Vec::with_capacity(n + counts.split.len() * 15);
-    for i in 0..n {
-        expand(prefixes, i as u32, prefix_count(i), counts, &mut units);
-    }
+    let mut units = measured_units(prefixes, counts);
     let rank = |&(id, c): &(u32, u64)| match last_move(prefixes, id) {
         Some(m) if m.face_index() < 3 => c as f64 * 0.816_496_580_927_726,
         _ => c as f64,
@@ -156,6 +153,41 @@ pub fn cut(prefixes: &[Vec<Move>], counts: &Counts<'_>, plan: Plan) -> Cut {
     }
     push(&mut out, &mut cur, &mut acc);
     out
+}
+
+/// The units to cut and their counts: a split unit's children (an equal share of the
+/// unit for a child not measured yet), recursively.
+pub fn measured_units(prefixes: &[Vec<Move>], counts: &Counts<'_>) -> Vec<(u32, u64)> {
+    let n = prefixes.len();
+    let prefix_count = |i: usize| counts.prefixes.get(i).copied().unwrap_or(0);
+    let mut units: Vec<(u32, u64)> = Vec::with_capacity(n + counts.split.len() * 15);
+    match counts.units {
+        None => {
+            for i in 0..n {
+                expand(prefixes, i as u32, prefix_count(i), counts, &mut units);
+            }
+        }
+        Some(ids) => {
+            for &id in ids {
+                let c = match counts.children.get(&id) {
+                    Some(&c) => c,
+                    None => unit_share(id, counts),
+                };
+                expand(prefixes, id, c, counts, &mut units);
+            }
+        }
+    }
+    units
+}
+
+/// For a unit not measured yet, a share of its prefix's count (a 13th per move below it).
+fn unit_share(id: u32, counts: &Counts<'_>) -> u64 {
+    let (mut root, mut share) = (id & PAYLOAD, 1u64);
+    for _ in 0..level(id) {
+        root /= 18;
+        share = share.saturating_mul(13);
+    }
+    counts.prefixes.get(root as usize).copied().unwrap_or(0) / share
 }
 
 /// Unit `id` with `count` nodes, or its descendants when it is split.
@@ -235,6 +267,7 @@ mod tests {
         let c = cut(
             &prefixes,
             &Counts {
+                units: None,
                 prefixes: &counts,
                 children: &HashMap::new(),
                 split: &BTreeSet::new(),
@@ -260,6 +293,7 @@ mod tests {
         let c = cut(
             &prefixes,
             &Counts {
+                units: None,
                 prefixes: &counts,
                 children: &none,
                 split: &BTreeSet::new(),
@@ -282,6 +316,7 @@ mod tests {
         let c2 = cut(
             &prefixes,
             &Counts {
+                units: None,
                 prefixes: &counts,
                 children: &measured,
                 split: &split,
@@ -291,5 +326,37 @@ mod tests {
         let units2: Vec<u32> = c2.groups.iter().flatten().copied().collect();
         assert_eq!(units2.len(), prefixes.len() - 1 + 15);
         assert_eq!(*units2.last().unwrap(), kids[3], "the lightest comes last");
+    }
+
+    #[test]
+    fn only_the_units_given_are_cut() {
+        let prefixes = canonical::sequences(2);
+        let counts = vec![100u64; prefixes.len()];
+        let below = child_id(9, Move::ALL[16]).unwrap();
+        let given = [3u32, 40, below];
+        let c = cut(
+            &prefixes,
+            &Counts {
+                units: Some(&given),
+                prefixes: &counts,
+                children: &HashMap::new(),
+                split: &BTreeSet::new(),
+            },
+            plan(2),
+        );
+        let mut units: Vec<u32> = c.groups.iter().flatten().copied().collect();
+        units.sort_unstable();
+        assert_eq!(units, given);
+        // The unit below prefix 9 weighs a 13th of it.
+        let m = measured_units(
+            &prefixes,
+            &Counts {
+                units: Some(&given),
+                prefixes: &counts,
+                children: &HashMap::new(),
+                split: &BTreeSet::new(),
+            },
+        );
+        assert_eq!(m, vec![(3, 100), (40, 100), (below, 7)]);
     }
 }

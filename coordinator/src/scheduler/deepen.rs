@@ -11,11 +11,77 @@
 //! the position once enough are found (all of depth `d`'s jobs when every optimal
 //! solution is asked for); depth `d + 1` begins when `d` is proved empty, or earlier on
 //! idle capacity, its results held back until `d` is proved empty.
+//!
+//! A position with symmetries searches one prefix per class of its symmetry
+//! ([`Prefixes`], [`tables::symmetry::PrefixClasses`]): the skipped subtrees hold the
+//! images of the kept ones' solutions, and its record holds them all again. Which prefix
+//! of a class is kept is chosen per depth, the lightest by the latest counts: so that all
+//! are measured once, a "probe" searches every prefix three depths below the first split
+//! depth (a small share of the work; its solutions, if any, are dropped).
 
 use super::cut::{self, Counts, Plan};
 use proto::{JobId, PositionResult, Settings, Solved, Stop, SubtreeResult};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use tables::Move;
+use std::sync::Arc;
+use tables::symmetry::{PrefixClasses, PrefixOrbits};
+use tables::{Move, Position};
+
+/// How many depths below the first split depth of a position with symmetries the probe
+/// measures every prefix (the superflip's depth-9 counts pick as light a prefix per class
+/// for depth 15 as its depth-14 counts do, at a thousandth of their cost).
+const PROBE_BELOW: u8 = 3;
+
+/// The move prefixes one split position is cut into.
+#[derive(Clone, Debug)]
+pub struct Prefixes {
+    /// Every canonical prefix of the scheduler's length.
+    list: Arc<Vec<Vec<Move>>>,
+    /// For a position with symmetries: the classes of the prefixes, of which each depth
+    /// searches one each (and the pairs they need), and the symmetry that makes the
+    /// solutions whole again.
+    reduced: Option<Box<(PrefixOrbits, PrefixClasses)>>,
+}
+
+impl Prefixes {
+    /// The prefixes of `position`: `every` (the canonical prefixes of `len` moves), in
+    /// classes when it has symmetries and `reduce` is on.
+    pub fn of(
+        position: &Position,
+        len: usize,
+        every: &Arc<Vec<Vec<Move>>>,
+        reduce: bool,
+    ) -> Prefixes {
+        let orbits = reduce
+            .then(|| PrefixOrbits::of(position.cube()))
+            .filter(|o| !o.is_trivial());
+        Prefixes {
+            list: Arc::clone(every),
+            reduced: orbits.map(|o| {
+                let classes = o.classes(len);
+                Box::new((o, classes))
+            }),
+        }
+    }
+
+    /// Every prefix, in the order of [`tables::canonical::sequences`].
+    pub fn list(&self) -> &[Vec<Move>] {
+        &self.list
+    }
+
+    /// The symmetries the position is reduced by (1: none).
+    pub fn symmetries(&self) -> usize {
+        self.reduced.as_ref().map_or(1, |r| r.0.group().len())
+    }
+
+    /// Every solution of a depth from those found in its kept subtrees.
+    fn whole(&self, found: &[Vec<Move>]) -> Vec<Vec<Move>> {
+        let len = self.list.first().map_or(0, Vec::len);
+        match &self.reduced {
+            Some(r) => r.0.regenerate(found, len),
+            None => found.to_vec(),
+        }
+    }
+}
 
 /// What a split position needs next.
 #[derive(Debug, PartialEq, Eq)]
@@ -42,6 +108,11 @@ struct DepthState {
 /// The deepening state of one split position.
 #[derive(Debug)]
 pub struct Deep {
+    /// What its depths are cut into.
+    prefixes: Prefixes,
+    /// The depth searched over every prefix to measure them before the first split depth
+    /// of a position with symmetries, until it is done.
+    probe: Option<u8>,
     /// Proved lower bound on the distance.
     lower_bound: u8,
     /// Whether a solution found will be proved optimal (`min_length <= lower_bound`).
@@ -146,6 +217,7 @@ pub fn after_shallow(
     split: u8,
     r: PositionResult,
     proved_empty: Option<u8>,
+    prefixes: impl FnOnce() -> Prefixes,
 ) -> AfterShallow {
     let searched = resumed_settings(settings, proved_empty);
     let cap = settings.max_length.min(split.saturating_sub(1));
@@ -168,11 +240,19 @@ pub fn after_shallow(
         return AfterShallow::Done(s);
     }
     let exhausted = if bound_only { None } else { r.depth_exhausted };
+    let prefixes = prefixes();
+    let current = lb.max(searched.min_length).max(cap + 1);
+    let len = prefixes.list().first().map_or(0, Vec::len) as u8;
+    let probe = (prefixes.reduced.is_some() && current <= settings.max_length)
+        .then(|| current.saturating_sub(PROBE_BELOW))
+        .filter(|&p| p > len);
     AfterShallow::Deepen(Deep {
+        prefixes,
+        probe,
         lower_bound: lb,
         optimal: settings.min_length <= lb,
         exhausted: exhausted.max(below_bound).max(hint),
-        current: lb.max(searched.min_length).max(cap + 1),
+        current,
         counts: Vec::new(),
         child_counts: HashMap::new(),
         count_depth: Vec::new(),
@@ -186,6 +266,11 @@ pub fn after_shallow(
 }
 
 impl Deep {
+    /// What its depths are cut into.
+    pub fn prefixes(&self) -> &Prefixes {
+        &self.prefixes
+    }
+
     /// The proved lower bound.
     pub fn lower_bound(&self) -> u8 {
         self.lower_bound
@@ -287,7 +372,9 @@ impl Deep {
             if r.stop == Stop::TimeLimit {
                 self.timed_out = true;
             }
-            state.found.extend(r.solutions);
+            if self.probe != Some(depth) {
+                state.found.extend(r.solutions);
+            }
         }
     }
 
@@ -295,6 +382,16 @@ impl Deep {
     pub fn step(&mut self, settings: &Settings) -> Step {
         if self.timed_out {
             return Step::Finished(Stop::TimeLimit);
+        }
+        if let Some(p) = self.probe {
+            match self.depths.get(&p) {
+                None => return Step::NeedJobs(p),
+                Some(s) if !s.open.is_empty() => return Step::Wait,
+                Some(_) => {
+                    self.depths.remove(&p);
+                    self.probe = None;
+                }
+            }
         }
         let want = settings.max_solutions.map_or(usize::MAX, |n| n as usize);
         loop {
@@ -328,10 +425,8 @@ impl Deep {
         let want = settings.max_solutions.map_or(usize::MAX, |n| n as usize);
         let mut solutions = match stop {
             Stop::Exhausted => Vec::new(),
-            _ => self
-                .depths
-                .get(&self.current)
-                .map(|s| s.found.clone())
+            _ => (self.depths.get(&self.current))
+                .map(|s| self.prefixes.whole(&s.found))
                 .unwrap_or_default(),
         };
         solutions.sort();
@@ -363,12 +458,12 @@ impl Deep {
     /// stay split from here on.
     pub fn groups(
         &mut self,
-        prefixes: &[Vec<Move>],
         depth: u8,
         slots: usize,
         per_slot: usize,
         job_nodes: u64,
     ) -> Vec<Vec<u32>> {
+        let prefixes = Arc::clone(&self.prefixes.list);
         let n = prefixes.len();
         if n == 0 {
             return Vec::new();
@@ -390,15 +485,42 @@ impl Deep {
         let children: HashMap<u32, u64> = (self.child_counts.iter())
             .map(|(&u, &(c, d))| (u, norm(c, d)))
             .collect();
-        // Units split at an earlier depth are counted by their children.
-        let total: u64 = (counts.iter().enumerate())
-            .filter(|(i, _)| !self.split.contains(&(*i as u32)))
-            .map(|(_, &c)| c)
-            .sum::<u64>()
-            + (children.iter())
-                .filter(|(u, _)| !self.split.contains(u))
-                .map(|(_, &c)| c)
-                .sum::<u64>();
+        // The units of a position with symmetries: the lightest of each class (all of them
+        // for the probe).
+        let units: Option<Vec<u32>> = match &self.prefixes.reduced {
+            Some(r) if self.probe != Some(depth) => {
+                let cost = |i: u32| match self.count_depth.get(i as usize) {
+                    Some(&d) if d > 0 => counts[i as usize],
+                    _ => u64::MAX / 2,
+                };
+                let kept = r.1.keep(cost);
+                let below = (kept.pairs.iter()).filter_map(|&(i, m)| cut::child_id(i, m));
+                Some(kept.prefixes.iter().copied().chain(below).collect())
+            }
+            _ => None,
+        };
+        let counted = Counts {
+            units: units.as_deref(),
+            prefixes: &counts,
+            children: &children,
+            split: &self.split,
+        };
+        let total: u64 = match &units {
+            Some(_) => (cut::measured_units(&prefixes, &counted).iter())
+                .map(|u| u.1)
+                .sum(),
+            // Units split at an earlier depth are counted by their children.
+            None => {
+                (counts.iter().enumerate())
+                    .filter(|(i, _)| !self.split.contains(&(*i as u32)))
+                    .map(|(_, &c)| c)
+                    .sum::<u64>()
+                    + (children.iter())
+                        .filter(|(u, _)| !self.split.contains(u))
+                        .map(|(_, &c)| c)
+                        .sum::<u64>()
+            }
+        };
         // Counts are from an earlier depth: about 13 times fewer nodes per move of depth.
         let predicted = self.predicted_nodes(depth);
         let scale = if predicted > 0.0 && total > 0 {
@@ -407,18 +529,11 @@ impl Deep {
             13.0
         };
         let by_nodes = (total as f64 * scale / job_nodes.max(1) as f64) as usize;
+        let n = units.as_ref().map_or(n, Vec::len).max(1);
         let plan = Plan {
             jobs: (slots * per_slot.max(1)).max(by_nodes).clamp(1, n),
         };
-        let out = cut::cut(
-            prefixes,
-            &Counts {
-                prefixes: &counts,
-                children: &children,
-                split: &self.split,
-            },
-            plan,
-        );
+        let out = cut::cut(&prefixes, &counted, plan);
         self.split.extend(out.newly_split);
         out.groups
     }

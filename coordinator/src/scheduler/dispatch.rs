@@ -173,7 +173,7 @@ impl Scheduler {
                     depth: *depth,
                     prefixes: prefixes
                         .iter()
-                        .filter_map(|&i| super::cut::unit_moves(&self.prefixes, i))
+                        .filter_map(|&i| super::cut::unit_moves(deep.prefixes().list(), i))
                         .collect(),
                     max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
                     time_limit_ms,

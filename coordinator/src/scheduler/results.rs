@@ -156,7 +156,9 @@ impl Scheduler {
         let Some(p) = req.lines.get_mut(key.seq) else {
             return;
         };
-        match deepen::after_shallow(&req.settings, split_depth, r, p.proved_empty) {
+        let (every, len, reduce) = (&self.prefixes, self.cfg.prefix_len, self.cfg.symmetry);
+        let prefixes = || deepen::Prefixes::of(&p.position, len, every, reduce);
+        match deepen::after_shallow(&req.settings, split_depth, r, p.proved_empty, prefixes) {
             AfterShallow::Done(solved) => self.finish(key, Ok(solved)),
             AfterShallow::Deepen(deep) => {
                 let deadline = req.settings.time_limit_ms.and_then(|l| {
@@ -199,7 +201,6 @@ impl Scheduler {
     pub(super) fn make_depth_jobs(&mut self, key: PosKey, depth: u8) {
         let slots = self.executors.capacity().max(1);
         let groups = {
-            let prefixes = Arc::clone(&self.prefixes);
             let cfg = self.cfg.clone();
             let pace = &self.pace;
             let Some(split) = self
@@ -217,9 +218,7 @@ impl Scheduler {
                 cfg.jobs_per_slot,
                 cfg.job_round_trips,
             );
-            split
-                .deep
-                .groups(&prefixes, depth, slots, per_slot, cfg.job_nodes)
+            split.deep.groups(depth, slots, per_slot, cfg.job_nodes)
         };
         for (g, prefixes) in groups.into_iter().enumerate() {
             let kind = Kind::Subtrees {

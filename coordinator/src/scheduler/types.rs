@@ -18,6 +18,10 @@ pub struct Config {
     pub split_depth: u8,
     /// Length of the move prefixes a split depth is cut into (4: 43,254 subtrees).
     pub prefix_len: usize,
+    /// Cut a split position with symmetries into one prefix per orbit of its symmetry
+    /// group, and make its solutions whole from those ([`tables::symmetry::PrefixOrbits`]);
+    /// `false`: every prefix, as for a position with none (to measure the reduction).
+    pub symmetry: bool,
     /// Subtree jobs per executor slot and depth, at most (fewer when the jobs would be
     /// too small to outlast `job_round_trips` round trips; at least one per slot).
     pub jobs_per_slot: usize,
@@ -43,6 +47,7 @@ impl Default for Config {
             batch_size: 128,
             split_depth: 12,
             prefix_len: 4,
+            symmetry: true,
             jobs_per_slot: 8,
             job_round_trips: 10.0,
             job_nodes: 30_000_000,

@@ -79,30 +79,63 @@ fn the_test_positions_cover_groups_of_2_to_48() {
 
 /// The kept prefixes' solutions, regenerated, are every solution, at the optimal length
 /// and beyond it (where canonical order could break at a prefix's end), for prefixes of
-/// one to three moves.
+/// one to three moves, whichever prefix of each class is kept (costs drawn at random).
 #[test]
 fn regenerated_solutions_equal_the_unreduced_search() {
     let brute = Brute::new();
+    let mut rng = SplitMix64::new(37);
     let mut reduced_somewhere = false;
     for scramble in SYMMETRIC {
         let c = cube(scramble);
         let orbits = PrefixOrbits::of(&c);
-        for d in 1..=7 {
-            let all = brute.solutions(&c, d);
-            for len in 1..=3.min(d) {
-                let kept = orbits.prefixes(len);
-                let found: Vec<Vec<Move>> = (all.iter())
-                    .filter(|s| kept.iter().any(|p| s.starts_with(p)))
-                    .cloned()
-                    .collect();
-                reduced_somewhere |= found.len() < all.len();
-                let again: BTreeSet<Vec<Move>> =
-                    orbits.regenerate(&found, len).into_iter().collect();
-                assert_eq!(again, all, "{scramble:?} at {d} moves, prefixes of {len}");
+        for len in 1..=3 {
+            let prefixes = sequences(len);
+            let classes = orbits.classes(len);
+            assert_eq!(classes.len(), prefixes.len());
+            for round in 0..4 {
+                let costs: Vec<u64> = (0..prefixes.len()).map(|_| rng.below(4)).collect();
+                let keep = classes.keep(|i| if round == 0 { 0 } else { costs[i as usize] });
+                assert_eq!(keep.prefixes.len(), classes.classes());
+                for d in len..=7 {
+                    let all = brute.solutions(&c, d);
+                    let found: Vec<Vec<Move>> = (all.iter())
+                        .filter(|s| keep.holds(&prefixes, len, s))
+                        .cloned()
+                        .collect();
+                    reduced_somewhere |= found.len() < all.len();
+                    let again: BTreeSet<Vec<Move>> =
+                        orbits.regenerate(&found, len).into_iter().collect();
+                    assert_eq!(again, all, "{scramble:?} at {d} moves, prefixes of {len}");
+                }
             }
         }
     }
     assert!(reduced_somewhere);
+}
+
+/// Keeping a class's cheapest prefix is what `keep` does.
+#[test]
+fn keep_takes_the_cheapest_of_each_class() {
+    let orbits = PrefixOrbits::of(&cube("U2 D2"));
+    let classes = orbits.classes(2);
+    let by_index = classes.keep(|_| 0);
+    let by_cost = classes.keep(|i| 1_000 - u64::from(i));
+    assert_ne!(by_index.prefixes, by_cost.prefixes);
+    assert!(by_index.prefixes.len() < 243 / 4, "{by_index:?}");
+    let prefixes = sequences(2);
+    for k in [&by_index, &by_cost] {
+        let seen: BTreeSet<usize> = (k.prefixes.iter()).map(|&i| classes.class_of(i)).collect();
+        assert_eq!(seen.len(), classes.classes(), "one per class");
+        assert!(k.pairs.iter().all(|&(i, m)| {
+            let last = prefixes[i as usize][1];
+            m.axis() == last.axis() && m.face_index() == last.face_index() + 3
+        }));
+    }
+    // The most expensive of each class by index is the cheapest by cost.
+    for &i in &by_cost.prefixes {
+        let c = classes.class_of(i);
+        assert!((0..243u32).all(|j| classes.class_of(j) != c || j <= i));
+    }
 }
 
 #[test]
@@ -112,44 +145,49 @@ fn a_position_without_symmetry_keeps_every_prefix() {
         let c = Cube::random(&mut rng);
         let orbits = PrefixOrbits::of(&c);
         assert!(orbits.is_trivial());
-        assert_eq!(orbits.prefixes(3), sequences(3));
+        let classes = orbits.classes(3);
+        assert_eq!(classes.classes(), sequences(3).len());
+        let k = classes.keep(|_| 0);
+        assert_eq!(k.prefixes, (0..3240).collect::<Vec<u32>>());
+        assert!(k.pairs.is_empty());
         let found = vec![parse_moves("R U F").unwrap(), parse_moves("D L").unwrap()];
         let mut sorted = found.clone();
         sorted.sort();
         assert_eq!(orbits.regenerate(&found, 3), sorted);
     }
     let forced = PrefixOrbits::none(&cube(SUPERFLIP));
-    assert_eq!(forced.prefixes(2), sequences(2));
+    assert_eq!(forced.classes(2).classes(), sequences(2).len());
 }
 
-/// The superflip's 48 symmetries leave about one four-move prefix in 48 (an orbit has at
+/// The superflip's 48 symmetries leave about one four-move prefix in 48 (a class has at
 /// most 48 members; prefixes that some symmetry fixes make a few more).
 #[test]
 fn the_superflip_keeps_about_one_prefix_in_48() {
     let orbits = PrefixOrbits::of(&cube(SUPERFLIP));
     assert_eq!(orbits.group().len(), 48);
     let all = sequences(4).len();
-    let kept = orbits.prefixes(4);
+    let kept = orbits.classes(4).keep(|_| 0).prefixes;
     assert!(kept.len() * 48 >= all, "{}", kept.len());
     assert!(kept.len() * 40 <= all, "{}", kept.len());
-    assert!(kept.iter().all(|p| crate::canonical::is_canonical(p)));
-    let mut sorted = kept.clone();
-    sorted.sort();
-    assert_eq!(sorted, kept, "in the order of canonical::sequences");
 }
 
-/// A kept prefix's image under the group is never kept too (one per orbit at the root).
+/// Under the group alone, first moves fall into their orbits: one kept per orbit.
 #[test]
 fn first_moves_are_one_per_orbit_of_the_group() {
     let s = symmetries();
     for scramble in SYMMETRIC {
         let orbits = PrefixOrbits::of(&cube(scramble));
-        let kept: Vec<Move> = orbits.prefixes(1).into_iter().map(|p| p[0]).collect();
+        let kept: Vec<Move> = (orbits.classes(1).keep(|_| 0).prefixes.into_iter())
+            .map(|i| Move::ALL[i as usize])
+            .collect();
         let mut covered = BTreeSet::new();
         for &m in &kept {
             for t in orbits.group().iter() {
                 let image = s.conj_move[t][m.index()];
-                assert!(image == m || !kept.contains(&image), "{scramble:?}: {m} {image}");
+                assert!(
+                    image == m || !kept.contains(&image),
+                    "{scramble:?}: {m} {image}"
+                );
                 covered.insert(image);
             }
         }
@@ -165,4 +203,3 @@ fn canonical_order_swaps_opposite_faces_and_refuses_repeats() {
     assert_eq!(canonical_order(m("U D U")), None);
     assert_eq!(canonical_order(m("U U2")), None);
 }
-
