@@ -116,7 +116,7 @@ enum Command {
     Solve(solve_cmd::SolveArgs),
     /// Random-state scrambles (uniformly random states, as the WCA makes them), by seed.
     Scramble(scramble_cmd::ScrambleArgs),
-    /// Print a position as a cube net and its facelet string.
+    /// Print a position as a cube net, its symmetries and its facelet string.
     Show {
         /// A scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2", "[r, U]") or a
         /// 54-character facelet string.
@@ -182,6 +182,12 @@ fn show_position(position: &str, no_color: bool) -> anyhow::Result<()> {
     let cube = position.cube();
     let color = !no_color && std::io::stdout().is_terminal();
     print!("{}", show::render_net(cube, color));
+    let own = tables::symmetries().of_cube(cube);
+    println!(
+        "symmetries: {} of the 48 fix it, {} map it to its inverse",
+        own.fixing.len(),
+        own.inverting.len()
+    );
     println!("{}", tables::facelet::to_facelets(cube));
     Ok(())
 }

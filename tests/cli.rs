@@ -63,7 +63,13 @@ fn show_prints_net_and_facelets() {
     );
     // Not a terminal: plain letters, no escape codes.
     assert!(!out.contains('\x1b'));
-    assert_eq!(out.lines().count(), 10);
+    assert_eq!(out.lines().count(), 11);
+    // A quarter turn is kept by the 4 rotations about its axis, and inverted by the 4
+    // mirrors in planes through it.
+    assert!(
+        out.contains("symmetries: 4 of the 48 fix it, 4 map it to its inverse"),
+        "{out}"
+    );
 }
 
 #[test]

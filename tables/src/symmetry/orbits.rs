@@ -197,8 +197,8 @@ impl PrefixOrbits {
 
     /// Every solution of the unreduced search, from the solutions found under the kept
     /// prefixes of `len` moves (see [`PrefixClasses`]): their closure under each
-    /// `H(P)` along their first `len` moves. Sorted, without duplicates; `found` itself
-    /// when the position has no symmetry.
+    /// `H(P)` along their first `len` moves, each image checked to solve the position.
+    /// Sorted, without duplicates; `found` itself when the position has no symmetry.
     pub fn regenerate(&self, found: &[Vec<Move>], len: usize) -> Vec<Vec<Move>> {
         let mut all: Vec<Vec<Move>> = found.to_vec();
         if !self.is_trivial() {
@@ -210,8 +210,9 @@ impl PrefixOrbits {
                 let sol = all[i].clone();
                 i += 1;
                 self.for_images(&sol, len, &groups, &mut buf, |image| {
-                    debug_assert!(self.cube.apply_moves(image).is_solved());
-                    if !seen.contains(image) {
+                    // An image of a solution solves the position; checked all the same,
+                    // as every solution reported is.
+                    if !seen.contains(image) && self.cube.apply_moves(image).is_solved() {
                         seen.insert(image.to_vec());
                         all.push(image.to_vec());
                     }
