@@ -14,7 +14,7 @@
 
 use crate::{Dialect, Error};
 use coordinator::input::InputLine;
-use coordinator::{Event, Executor, ExecutorEvent, ExecutorId, Executors, Source};
+use coordinator::{Event, Executor, ExecutorEvent, ExecutorId, Executors, Interrupt, Source};
 use proto::{Job, JobId, Record, Settings};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -295,15 +295,17 @@ impl Drop for Local {
     }
 }
 
-/// Solves one position through the driver on `executors`: its record.
+/// Solves one position through the driver on `executors`, on the calling thread: its
+/// record. `interrupt` may take the thread back early ([`coordinator::Interrupt`]).
 pub fn one(
     executors: &Executors,
     settings: &Settings,
     table: &str,
     line: InputLine,
+    interrupt: Option<Interrupt<'_>>,
 ) -> Result<Record, Error> {
     let mut got = None;
-    coordinator::run(
+    coordinator::run_interruptible(
         coordinator::Config::default(),
         executors,
         settings.clone(),
@@ -313,6 +315,7 @@ pub fn one(
             got = Some(r);
             Ok(())
         },
+        interrupt,
     )?;
     got.ok_or(Error::Run(coordinator::RunError::Disconnected))
 }
