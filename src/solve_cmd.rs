@@ -226,7 +226,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
             input: text.clone(),
             parsed: Ok(position),
         };
-        let rec = frontend::embedded::one_with(cfg, &pool, &settings, &table, line)?;
+        let rec = frontend::embedded::one_with(cfg, &pool, &settings, &table, line, None)?;
         let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
         return Ok(Finished::new(u64::from(failure.is_some()), failure));
     }

@@ -36,7 +36,7 @@ pub mod scheduler;
 
 pub use driver::{Driver, DriverConfig, Event};
 pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
-pub use run::{run, Executors, RunError, RunStats, Source};
+pub use run::{run, run_interruptible, Executors, Interrupt, RunError, RunStats, Source};
 pub use scheduler::{
     Action, Config, Counters, Deepening, Progress, RejectReason, Rejection, RequestId, Scheduler,
 };

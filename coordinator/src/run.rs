@@ -1,9 +1,11 @@
 //! The embedded default: one request over in-process executors, through the one
 //! [`Driver`]. A reader thread streams the input into the driver's event stream within a
-//! window of lines in flight; records go to the caller's sink in input order.
+//! window of lines in flight; records go to the caller's sink in input order. The driver
+//! runs on the calling thread, which a caller may take back early ([`Interrupt`]).
 
 use crate::driver::{
-    run_loop, ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestSink,
+    run_loop, ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestProgress,
+    RequestSink,
 };
 use crate::executor::{Executor, ExecutorId};
 use crate::input::{read_lines, window, InputLine, Window};
@@ -13,7 +15,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::sync::mpsc::{Receiver, Sender};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +32,20 @@ pub enum RunError {
     /// Every event source hung up before the work was done.
     #[error("the executors went away before the work was done")]
     Disconnected,
+    /// The caller's [`Interrupt`] stopped the run.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// How a caller takes its thread back from a run: `stop` is asked about every `every`
+/// while the run waits for its executors. Once it says so, the request ends as one whose
+/// client went away (what runs is cancelled) and the run fails with
+/// [`RunError::Interrupted`] (a Python call polls for Ctrl-C this way).
+pub struct Interrupt<'a> {
+    /// How often `stop` is asked.
+    pub every: Duration,
+    /// Whether to stop now.
+    pub stop: &'a mut dyn FnMut() -> bool,
 }
 
 /// What a run did.
@@ -99,13 +115,16 @@ struct Seen {
     records: u64,
     errors: u64,
     end: Option<Result<(), RequestError>>,
+    interrupted: bool,
 }
 
-/// The caller's sink as the request's sink: records in order, and room in the window.
+/// The caller's sink as the request's sink: records in order, room in the window, and
+/// the caller's [`Interrupt`] asked at each progress.
 struct CallerSink<'a> {
     sink: &'a mut dyn FnMut(Record) -> std::io::Result<()>,
     window: std::sync::Arc<Window>,
     seen: &'a RefCell<Seen>,
+    stop: Option<&'a mut dyn FnMut() -> bool>,
 }
 
 impl RequestSink for CallerSink<'_> {
@@ -121,6 +140,14 @@ impl RequestSink for CallerSink<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         self.window.release(self.seen.borrow().records);
         Ok(())
+    }
+
+    fn progress(&mut self, _p: &RequestProgress) -> std::io::Result<()> {
+        if !self.stop.as_mut().is_some_and(|stop| stop()) {
+            return Ok(());
+        }
+        self.seen.borrow_mut().interrupted = true;
+        Err(std::io::Error::other("interrupted"))
     }
 
     fn end(&mut self, how: Result<(), RequestError>) {
@@ -139,13 +166,30 @@ pub fn run<R: BufRead + Send>(
     source: Source<R>,
     sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
 ) -> Result<RunStats, RunError> {
+    run_interruptible(cfg, pool, settings, table, source, sink, None)
+}
+
+/// [`run()`], which `interrupt` may stop early.
+pub fn run_interruptible<R: BufRead + Send>(
+    cfg: Config,
+    pool: &Executors,
+    settings: Settings,
+    table: String,
+    source: Source<R>,
+    sink: &mut dyn FnMut(Record) -> std::io::Result<()>,
+    mut interrupt: Option<Interrupt<'_>>,
+) -> Result<RunStats, RunError> {
     let start = Instant::now();
     let clock = || start.elapsed().as_micros() as u64;
     let slots: usize = pool.executors.values().map(|e| e.capacity()).sum();
     let win = Window::new(window(&cfg, &settings, slots));
     let seen = RefCell::new(Seen::default());
+    let every = interrupt
+        .as_ref()
+        .map(|i| u64::try_from(i.every.as_micros()).unwrap_or(u64::MAX));
     let mut driver = Driver::new(DriverConfig {
         scheduler: cfg,
+        progress_every_us: every.map(|us| us.max(1)),
         ..DriverConfig::default()
     });
     for (&id, e) in &pool.executors {
@@ -160,6 +204,9 @@ pub fn run<R: BufRead + Send>(
                 sink,
                 window: win.clone(),
                 seen: &seen,
+                stop: interrupt
+                    .as_mut()
+                    .map(|i| &mut *i.stop as &mut dyn FnMut() -> bool),
             }),
             wait_for_executors_us: None,
         },
@@ -195,6 +242,9 @@ pub fn run<R: BufRead + Send>(
         seconds: start.elapsed().as_secs_f64(),
         counters,
     };
+    if seen.interrupted {
+        return Err(RunError::Interrupted);
+    }
     match (looped, seen.end) {
         (_, Some(Ok(()))) => Ok(stats),
         (_, Some(Err(RequestError::Input(e)))) => Err(RunError::Input(e)),

@@ -1,6 +1,6 @@
 //! The driver's request lifecycle, step by step with a hand-held clock: a request ends
-//! with its client (its jobs dropped, whatever its kind), and a request no executor can
-//! serve is refused at once, or after the wait its client asked for.
+//! with its client or a shutdown (its jobs dropped, whatever its kind), and a request no
+//! executor can serve is refused at once, or after the wait its client asked for.
 
 mod fake;
 
@@ -173,6 +173,39 @@ fn a_request_ends_with_its_client_whatever_its_kind() {
             Some(Err(RequestError::ClientGone.to_string()))
         );
     }
+}
+
+/// A shutdown ends every request and cancels what they run before it lets go of the
+/// executors (an in-process search would run on for nothing).
+#[test]
+fn a_shutdown_cancels_what_its_requests_run() {
+    let mut d = driver(DriverConfig::default());
+    let told = exec(&mut d, 1, TABLE);
+    let seen = open(&mut d, 7, Method::Optimal, None);
+    d.handle(
+        Event::Lines(ClientKey(7), lines(&["R U F D L B R2 U'"])),
+        10,
+    );
+    d.handle(Event::End(ClientKey(7)), 10);
+    d.step(20);
+    let sent = jobs(&told.borrow());
+    assert!(!sent.is_empty(), "no job sent");
+    d.handle(Event::Shutdown, 30);
+    assert!(d.is_shut_down());
+    assert_eq!(d.executor_count(), 0);
+    let cancelled: Vec<JobId> = told
+        .borrow()
+        .iter()
+        .filter_map(|t| match t {
+            Told::Cancel(j) => Some(*j),
+            Told::Job(_) => None,
+        })
+        .collect();
+    assert_eq!(cancelled, sent, "every running job cancelled");
+    assert_eq!(
+        seen.borrow().end,
+        Some(Err(RequestError::ShuttingDown.to_string()))
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::errors::{err, front, Kind};
 use crate::progress::Stderr;
 use crate::wait;
 use coordinator::input::InputLine;
-use coordinator::{Event, RunError, RunStats, Source};
+use coordinator::{Event, Interrupt, RunError, RunStats, Source};
 use frontend::{Asked, Dialect, Embedded};
 use proto::{Record, RecordError, Settings};
 use pyo3::prelude::*;
@@ -162,54 +162,33 @@ pub fn solve<'py>(
     let parsed = frontend::settings::position(position).map_err(front)?;
     let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
     let pool = tables.executors(1, thread_count(threads)).map_err(front)?;
-    let stop = pool.tx.clone();
-    let (tx, rx) = mpsc::channel::<Msg>();
-    let rx = Mutex::new(rx);
     let line = InputLine {
         line: 1,
         input: position.trim().to_string(),
         parsed: Ok(parsed),
     };
-    let run_settings = settings.clone();
-    let handle = std::thread::spawn(move || {
-        let records = tx.clone();
-        let r = coordinator::run(
-            coordinator::Config::default(),
-            &pool,
-            run_settings,
-            name,
-            Source::<std::io::Empty>::One(line),
-            &mut |rec| {
-                let _ = records.send(Msg::Record(rec));
-                Ok(())
-            },
-        );
-        let _ = tx.send(Msg::End(r));
-    });
-    let mut got = None;
-    let mut end = None;
-    let interrupted = loop {
-        match wait::recv(py, &rx, &mut || {
-            let _ = stop.send(Event::Shutdown);
-        }) {
-            Ok(Some(Msg::Record(r))) => got = Some(r),
-            Ok(Some(Msg::End(r))) => {
-                end = Some(r);
-                break None;
+    // The driver runs here, without the GIL, and takes it back now and then to check for
+    // signals (Ctrl-C): the search stays on the executor's thread, never this one.
+    let mut signal = None;
+    let (asked, caught) = (&settings, &mut signal);
+    let got = py.detach(move || {
+        let mut stop = || match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                *caught = Some(e);
+                true
             }
-            Ok(None) => break None,
-            Err(e) => break Some(e),
-        }
-    };
-    // The search is told to stop (interrupt) or done: the thread ends promptly.
-    let _ = py.detach(|| handle.join());
-    if let Some(e) = interrupted {
+        };
+        let interrupt = Interrupt {
+            every: wait::POLL,
+            stop: &mut stop,
+        };
+        frontend::embedded::one(&pool, asked, &name, line, Some(interrupt))
+    });
+    if let Some(e) = signal {
         return Err(e);
     }
-    if let Some(Err(e)) = end {
-        return Err(run_error(e));
-    }
-    let rec = got.ok_or_else(|| err(Kind::Other, "no record for the position"))?;
+    let rec = got.map_err(front)?;
     record_dict(py, &rec, &settings)
 }
 

@@ -14,7 +14,7 @@
 
 use crate::{Dialect, Error};
 use coordinator::input::InputLine;
-use coordinator::{Event, Executor, ExecutorEvent, ExecutorId, Executors, Source};
+use coordinator::{Event, Executor, ExecutorEvent, ExecutorId, Executors, Interrupt, Source};
 use proto::{Job, JobId, Record, Settings};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -295,12 +295,14 @@ impl Drop for Local {
     }
 }
 
-/// Solves one position through the driver on `executors`: its record.
+/// Solves one position through the driver on `executors`, on the calling thread: its
+/// record. `interrupt` may take the thread back early ([`coordinator::Interrupt`]).
 pub fn one(
     executors: &Executors,
     settings: &Settings,
     table: &str,
     line: InputLine,
+    interrupt: Option<Interrupt<'_>>,
 ) -> Result<Record, Error> {
     one_with(
         coordinator::Config::default(),
@@ -308,6 +310,7 @@ pub fn one(
         settings,
         table,
         line,
+        interrupt,
     )
 }
 
@@ -318,9 +321,10 @@ pub fn one_with(
     settings: &Settings,
     table: &str,
     line: InputLine,
+    interrupt: Option<Interrupt<'_>>,
 ) -> Result<Record, Error> {
     let mut got = None;
-    coordinator::run(
+    coordinator::run_interruptible(
         cfg,
         executors,
         settings.clone(),
@@ -330,6 +334,7 @@ pub fn one_with(
             got = Some(r);
             Ok(())
         },
+        interrupt,
     )?;
     got.ok_or(Error::Run(coordinator::RunError::Disconnected))
 }

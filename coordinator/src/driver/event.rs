@@ -89,7 +89,8 @@ pub enum Event {
     ClientGone(ClientKey),
     /// A question about the driver's state.
     Query(Query),
-    /// Shut down: executors are told to drain, requests end with "shutting down".
+    /// Shut down: executors are told to drain, requests end with "shutting down" (what
+    /// they run is cancelled).
     Shutdown,
 }
 

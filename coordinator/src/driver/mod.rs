@@ -15,8 +15,9 @@
 //!   was silent past its lease (and requeues its jobs); the driver then drops the
 //!   executor and tells it ([`Executor::lease_expired`]: a remote worker's stream ends).
 //! - **A request lives as long as its client**: when its client is gone
-//!   ([`Event::ClientGone`], or its sink refuses records or progress), its queued jobs
-//!   are dropped and its running jobs cancelled, whatever its kind.
+//!   ([`Event::ClientGone`], or its sink refuses records or progress), or at a
+//!   [`Event::Shutdown`], its queued jobs are dropped and its running jobs cancelled,
+//!   whatever its kind.
 //! - **A request no executor can serve** (none connected holds its table, or those that
 //!   do are draining) is refused with [`RequestError::NoExecutorForTable`] at once, or
 //!   after the wait its client asked for; a coordinator younger than
@@ -552,6 +553,8 @@ impl<'s> Driver<'s> {
         for key in keys {
             self.end_request(key, Err(RequestError::ShuttingDown));
         }
+        // The ended requests' running jobs are cancelled before the executors are dropped.
+        self.act();
         self.executors.clear();
         self.shut_down = true;
     }

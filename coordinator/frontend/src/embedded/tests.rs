@@ -236,7 +236,7 @@ fn an_idle_executor_serves_the_next_run() {
             input: scramble.into(),
             parsed: Ok(tables::Position::parse(scramble).unwrap()),
         };
-        let rec = one(&pool, &settings, "h48h0k4", line).unwrap();
+        let rec = one(&pool, &settings, "h48h0k4", line, None).unwrap();
         let s = rec.outcome.as_ref().unwrap();
         let p = tables::Position::parse(scramble).unwrap();
         assert!(p.is_solved_by(&s.solutions[0]) && s.optimal, "{scramble}");
@@ -255,4 +255,111 @@ fn an_idle_executor_serves_the_next_run() {
     assert!(lock(&tables.idle).is_empty());
     drop((a, b));
     assert_eq!(lock(&tables.idle).len(), 2);
+}
+
+/// One position as the input line of a run.
+fn line_of(scramble: &str) -> InputLine {
+    InputLine {
+        line: 1,
+        input: scramble.into(),
+        parsed: Ok(tables::Position::parse(scramble).unwrap()),
+    }
+}
+
+/// An interrupt that is asked but never stops the run changes nothing: the same
+/// solutions, proved optimal, as the run without one.
+#[test]
+fn an_interrupt_that_never_stops_leaves_the_record_as_it_was() {
+    let (_, engine) = h0k4();
+    let tables = Embedded::with_engine(engine, Default::default());
+    let settings = Settings::default();
+    let scramble = "R U F D L B R2 U'";
+    let plain = one(
+        &tables.executors(1, 1).unwrap(),
+        &settings,
+        "h48h0k4",
+        line_of(scramble),
+        None,
+    )
+    .unwrap();
+    let mut asked = 0u32;
+    let mut stop = || {
+        asked += 1;
+        false
+    };
+    let interrupt = Interrupt {
+        every: Duration::from_micros(1),
+        stop: &mut stop,
+    };
+    let pool = tables.executors(1, 1).unwrap();
+    let watched = one(
+        &pool,
+        &settings,
+        "h48h0k4",
+        line_of(scramble),
+        Some(interrupt),
+    )
+    .unwrap();
+    assert!(asked > 0, "the interrupt was asked");
+    let (a, b) = (plain.outcome.unwrap(), watched.outcome.unwrap());
+    assert_eq!((a.solutions, a.optimal), (b.solutions, b.optimal));
+    assert_eq!((plain.line, plain.input), (watched.line, watched.input));
+}
+
+/// An interrupt ends a search of minutes: the run returns `Interrupted` once it is asked
+/// to stop, the job is cancelled (its partial result comes back at once), and the
+/// executor solves the next run.
+#[test]
+fn an_interrupted_run_cancels_its_search() {
+    let (_, engine) = h0k4();
+    let tables = Embedded::with_engine(engine, Default::default());
+    let settings = Settings::default();
+    let pool = tables.executors(1, 1).unwrap();
+    // A 20-move position: its optimal search with the test table takes minutes.
+    let hard = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2";
+    let mut asked = 0u32;
+    let mut stop = || {
+        asked += 1;
+        asked >= 3
+    };
+    let interrupt = Interrupt {
+        every: Duration::from_millis(1),
+        stop: &mut stop,
+    };
+    let got = one(&pool, &settings, "h48h0k4", line_of(hard), Some(interrupt));
+    assert!(
+        matches!(got, Err(Error::Run(coordinator::RunError::Interrupted))),
+        "{got:?}"
+    );
+    assert_eq!(asked, 3);
+    // The running job's result, cancelled (or empty, had it not started): it comes back
+    // long before the search would end.
+    loop {
+        let r = match pool.events.recv_timeout(Duration::from_secs(60)) {
+            Ok(Event::Executor(ExecutorEvent::Result(_, r))) => r,
+            Ok(_) => continue,
+            Err(e) => panic!("the interrupted job never came back: {e}"),
+        };
+        let stops: Vec<proto::Stop> = match r.output.unwrap() {
+            proto::JobOutput::Batch(answers) => {
+                answers.into_iter().map(|a| a.unwrap().stop).collect()
+            }
+            proto::JobOutput::Subtrees(subtrees) => subtrees.into_iter().map(|s| s.stop).collect(),
+        };
+        if stops.is_empty() || stops.contains(&proto::Stop::Cancelled) {
+            break;
+        }
+    }
+    drop(pool);
+    let rec = one(
+        &tables.executors(1, 1).unwrap(),
+        &settings,
+        "h48h0k4",
+        line_of("R U"),
+        None,
+    )
+    .unwrap();
+    assert!(tables::Position::parse("R U")
+        .unwrap()
+        .is_solved_by(&rec.outcome.unwrap().solutions[0]));
 }
