@@ -346,7 +346,8 @@ fn corrupt_table_file_is_refused_with_name_and_reason() {
 }
 
 /// A directory made before eoesep existed (a 2-bit table beside cocsep and h48h0k4, no
-/// eoesep) keeps working: the first solve builds the missing fallback, says so, and
+/// eoesep) keeps working: where it cannot be written, a solve says so and searches with
+/// the h48h0k4 fallback; where it can, the first solve builds the missing fallback, says so, and
 /// answers the optimum; `tables list` then shows it present.
 #[test]
 fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
@@ -375,6 +376,8 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
             .unwrap_or_default()
     };
     assert!(listed().contains("missing"), "{}", listed());
+    solve_where_the_directory_cannot_be_written(&dir);
+    assert!(listed().contains("missing"), "{}", listed());
     let o = run(&[
         "solve",
         "--table",
@@ -390,6 +393,55 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     assert_eq!(v["optimal"], true);
     assert!(dir.join("eoesep.tbl").exists());
     assert!(listed().contains("present"), "{}", listed());
+}
+
+/// `solve` on `dir` as a user who cannot write it (root: `nobody`, through `setpriv`;
+/// others: the directory made read-only): the solve answers with the h48h0k4 fallback and
+/// says why eoesep is missing.
+fn solve_where_the_directory_cannot_be_written(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let root = stdout(&Command::new("id").arg("-u").output().unwrap()).trim() == "0";
+    let cache = dir.join("cache-anyone");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_cubeswarm"));
+        c
+    } else {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_cubeswarm"))
+    };
+    let o = cmd
+        .arg("--tables-dir")
+        .arg(dir)
+        .args([
+            "solve",
+            "--table",
+            "h48h0k2",
+            "--format",
+            "jsonl",
+            "R U2 F' L D2 B",
+        ])
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    if !root {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("searching with the older h48h0k4 fallback"),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (v["length"].as_u64(), v["optimal"].as_bool()),
+        (Some(6), Some(true))
+    );
+    assert!(!dir.join("eoesep.tbl").exists());
 }
 
 /// A table whose body was damaged in place (8,000,000 bytes flipped) never answers: a

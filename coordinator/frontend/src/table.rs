@@ -53,7 +53,14 @@ pub fn local(
             "{f}, the fallback of table {name}, is not in {}; building it (4.6 MB, seconds)…",
             dir.display()
         ));
-        worker::catalog::build_file(dir, f, progress).map_err(build_error(f))?;
+        if let Err(e) = worker::catalog::build_file(dir, f, progress) {
+            // A directory that cannot be written (a read-only volume) keeps working with
+            // the older h48h0k4 fallback, as a worker's does.
+            d.say(&format!(
+                "could not build {f} in {} ({e}); searching with the older h48h0k4 fallback",
+                dir.display()
+            ));
+        }
     }
     Ok(name)
 }
