@@ -27,8 +27,9 @@ use tables::symmetry::{PrefixClasses, PrefixOrbits};
 use tables::{Move, Position};
 
 /// How many depths below the first split depth of a position with symmetries the probe
-/// measures every prefix (the superflip's depth-9 counts pick as light a prefix per class
-/// for depth 15 as its depth-14 counts do, at a thousandth of their cost).
+/// measures every prefix. On the superflip, counts taken at depth 10 pick prefixes holding
+/// 1.650 M nodes at depth 15, counts taken at depth 14 1.654 M; every prefix costs about 13
+/// nodes at depth 9.
 const PROBE_BELOW: u8 = 3;
 
 /// The move prefixes one split position is cut into.
