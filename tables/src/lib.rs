@@ -6,7 +6,8 @@
 //!   scalar reference), inverse, legality checks.
 //! - [`moves`]: the 18 face moves of the half-turn metric and their cubies.
 //! - [`canonical`]: the canonical-move rule shared by every search and the splitter.
-//! - [`symmetry`]: the 48 symmetries (and the 16 that keep the UD axis), conjugation.
+//! - [`symmetry`]: the 48 symmetries (and the 16 that keep the UD axis), conjugation, a
+//!   position's own symmetry, and the move prefixes a search of a symmetric position keeps.
 //! - [`position`]: [`Position`], a checked cube, and parsing text into one.
 //! - [`random`]: [`SplitMix64`], a small seeded generator, and uniformly random cubes.
 //!

@@ -9,6 +9,13 @@
 //!
 //! `conjugate(c, s) = S · c · S⁻¹` (compose left to right as [`Cube::compose`]). It is an
 //! automorphism: it maps solved to solved, moves to moves, and products to products.
+//!
+//! # Layout
+//! - this file: the symmetries, their products and inverses, their action on moves and
+//!   cubes;
+//! - `of_cube`: a position's own symmetry ([`SelfSymmetry`]);
+//! - `orbits`: the move prefixes a search of a symmetric position keeps, and its solutions
+//!   made whole again ([`PrefixOrbits`], [`PrefixClasses`]).
 
 use crate::cube::Cube;
 use crate::moves::Move;
