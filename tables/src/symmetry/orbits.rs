@@ -301,7 +301,7 @@ impl PrefixClasses {
     }
 
     /// What to search (see [`Kept`]): in each class the prefix of least `cost` (the
-    /// lowest index among equals), and for each set of [`PrefixClasses::pairs`] none of
+    /// lowest index among equals), and for each class of pairs none of
     /// whose prefixes is kept, the pair (prefix and move) whose prefix costs least.
     pub fn keep(&self, cost: impl Fn(u32) -> u64) -> Kept {
         let cost = |i: u32| (cost(i), i);
