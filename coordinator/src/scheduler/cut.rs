@@ -98,11 +98,19 @@ pub struct Cut {
 
 /// Cuts a depth over `prefixes` (see the module documentation).
 pub fn cut(prefixes: &[Vec<Move>], counts: &Counts<'_>, plan: Plan) -> Cut {
-    let n = prefixes.len();
-    if n == 0 {
+    cut_measured(prefixes, counts, measured_units(prefixes, counts), plan)
+}
+
+/// [`cut`] over the units [`measured_units`] gave for `counts`.
+pub fn cut_measured(
+    prefixes: &[Vec<Move>],
+    counts: &Counts<'_>,
+    mut units: Vec<(u32, u64)>,
+    plan: Plan,
+) -> Cut {
+    if prefixes.is_empty() {
         return Cut::default();
     }
-    let mut units = measured_units(prefixes, counts);
     let rank = |&(id, c): &(u32, u64)| match last_move(prefixes, id) {
         Some(m) if m.face_index() < 3 => c as f64 * 0.816_496_580_927_726,
         _ => c as f64,
@@ -334,29 +342,20 @@ mod tests {
         let counts = vec![100u64; prefixes.len()];
         let below = child_id(9, Move::ALL[16]).unwrap();
         let given = [3u32, 40, below];
-        let c = cut(
-            &prefixes,
-            &Counts {
-                units: Some(&given),
-                prefixes: &counts,
-                children: &HashMap::new(),
-                split: &BTreeSet::new(),
-            },
-            plan(2),
-        );
+        let none = HashMap::new();
+        let unsplit = BTreeSet::new();
+        let counted = Counts {
+            units: Some(&given),
+            prefixes: &counts,
+            children: &none,
+            split: &unsplit,
+        };
+        let c = cut(&prefixes, &counted, plan(2));
         let mut units: Vec<u32> = c.groups.iter().flatten().copied().collect();
         units.sort_unstable();
         assert_eq!(units, given);
         // The unit below prefix 9 weighs a 13th of it.
-        let m = measured_units(
-            &prefixes,
-            &Counts {
-                units: Some(&given),
-                prefixes: &counts,
-                children: &HashMap::new(),
-                split: &BTreeSet::new(),
-            },
-        );
+        let m = measured_units(&prefixes, &counted);
         assert_eq!(m, vec![(3, 100), (40, 100), (below, 7)]);
     }
 }

@@ -69,11 +69,6 @@ impl Prefixes {
         &self.list
     }
 
-    /// The symmetries the position is reduced by (1: none).
-    pub fn symmetries(&self) -> usize {
-        self.reduced.as_ref().map_or(1, |r| r.0.group().len())
-    }
-
     /// Every solution of a depth from those found in its kept subtrees.
     fn whole(&self, found: &[Vec<Move>]) -> Vec<Vec<Move>> {
         let len = self.list.first().map_or(0, Vec::len);
@@ -506,10 +501,12 @@ impl Deep {
             children: &children,
             split: &self.split,
         };
-        let total: u64 = match &units {
-            Some(_) => (cut::measured_units(&prefixes, &counted).iter())
-                .map(|u| u.1)
-                .sum(),
+        // A reduced depth's units, measured once: for the total and for the cut.
+        let measured = units
+            .is_some()
+            .then(|| cut::measured_units(&prefixes, &counted));
+        let total: u64 = match &measured {
+            Some(m) => m.iter().map(|u| u.1).sum(),
             // Units split at an earlier depth are counted by their children.
             None => {
                 (counts.iter().enumerate())
@@ -534,7 +531,10 @@ impl Deep {
         let plan = Plan {
             jobs: (slots * per_slot.max(1)).max(by_nodes).clamp(1, n),
         };
-        let out = cut::cut(&prefixes, &counted, plan);
+        let out = match measured {
+            Some(m) => cut::cut_measured(&prefixes, &counted, m, plan),
+            None => cut::cut(&prefixes, &counted, plan),
+        };
         self.split.extend(out.newly_split);
         out.groups
     }
