@@ -2,7 +2,7 @@
 //! prefetched far ahead, i.e. what is left once memory latency is hidden (an experiment
 //! tool; see docs/performance.md, "what a lookup costs on this machine").
 //!
-//! `cargo run --release -p cubeswarm-worker --example page_walk -- [--small-pages] [MB ...]`
+//! `cargo run --release -p cubeswarm-worker --example page_walk -- [--small-pages] [--burst N] [--chase] [MB ...]`
 //! (default 8 32 256 1024; `--small-pages`: the array advised `MADV_NOHUGEPAGE` instead)
 //!
 //! For each size, an array in (transparent) huge pages is read at 4M positions, each
@@ -17,6 +17,12 @@
 //! `random`, the cost is per page (address translation), not per line (memory latency
 //! or bandwidth).
 //!
+//! `--burst N`: the prefetches are issued N at a time, back to back, every N accesses,
+//! instead of one per access (each still well ahead of its read). Where a prefetch that
+//! misses the TLB holds up the core until its page walk is done (so the arithmetic after
+//! it waits too), N walks then overlap and the cost per access falls; where prefetches
+//! cost nothing but their line, N changes nothing.
+//!
 //! `--chase`: instead, the latency of a random line and how many misses one thread keeps
 //! in flight. The array's lines are linked into one random cycle, and 1, 2, 4, … 32
 //! independent pointer chases walk it at once; each read's address is the previous
@@ -29,9 +35,16 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let small = args.iter().any(|a| a == "--small-pages");
     let chase = args.iter().any(|a| a == "--chase");
+    let burst: usize = args.iter().position(|a| a == "--burst").map_or(1, |i| {
+        args.get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--burst N")
+    });
     let sizes: Vec<usize> = args
         .iter()
-        .filter(|a| !a.starts_with("--"))
+        .enumerate()
+        .filter(|&(i, a)| !a.starts_with("--") && (i == 0 || args[i - 1] != "--burst"))
+        .map(|(_, a)| a)
         .map(|s| s.parse().expect("sizes in MB"))
         .collect();
     let sizes = if sizes.is_empty() {
@@ -63,7 +76,7 @@ fn main() {
             let positions = positions(bytes, pattern);
             // Two runs, the faster kept (the first also warms the TLB and caches).
             let t = (0..2)
-                .map(|_| run(table, &positions))
+                .map(|_| run(table, &positions, burst.max(1)))
                 .fold(f64::MAX, f64::min);
             out.push(t);
         }
@@ -135,17 +148,21 @@ fn positions(bytes: usize, pattern: u32) -> Vec<usize> {
 
 /// Nanoseconds per access.
 #[cfg(target_arch = "x86_64")]
-fn run(table: &[u8], at: &[usize]) -> f64 {
+fn run(table: &[u8], at: &[usize], burst: usize) -> f64 {
     use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
     let (mut a, mut b, mut c, mut d) = (1u64, 2u64, 3u64, 4u64);
     let (mut e, mut f, mut g, mut h) = (5u64, 6u64, 7u64, 8u64);
     let mut acc = 0u64;
     let start = std::time::Instant::now();
     for i in 0..at.len() {
-        let ahead = at[(i + AHEAD) % at.len()];
-        // SAFETY: `ahead < table.len()`: a prefetch of an address inside the slice (a
-        // prefetch never faults anyway).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(table.as_ptr().add(ahead).cast()) };
+        if i % burst == 0 {
+            for k in 0..burst {
+                let ahead = at[(i + AHEAD + k) % at.len()];
+                // SAFETY: `ahead < table.len()`: a prefetch of an address inside the slice
+                // (a prefetch never faults anyway).
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(table.as_ptr().add(ahead).cast()) };
+            }
+        }
         for w in 0..40u64 {
             a = a.wrapping_add(w);
             b ^= a;

@@ -38,7 +38,10 @@
 //! corner words first, so those reads overlap, then the corner bounds and the main-table
 //! indices), and the entries of their first estimates are prefetched; only the children
 //! the corner bounds keep are written to the frame. The second estimate's index is only
-//! computed, and its entry prefetched, for the children whose first estimate passed. A
+//! computed, and its entry prefetched, for the children whose first estimate passed.
+//! Each memory step's prefetches are issued back to back once its indices are all
+//! computed (`estimate::Burst`: on a host that maps the VM's memory in small pages, a
+//! prefetch holds the core up for its page walk, and walks issued together overlap). A
 //! child keeps only its move and estimates: its cubes are made from the node's where an
 //! estimate or its own expansion needs them (most children never do). The
 //! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
@@ -63,7 +66,7 @@ mod path;
 
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
-use self::estimate::{child_inverse, child_normal, Child, Estimate};
+use self::estimate::{child_inverse, child_normal, Burst, Child, Estimate};
 use self::expand::expand;
 use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
 use self::path::Path;
@@ -351,6 +354,7 @@ impl<'a> Lane<'a> {
                 let rr = f.rr;
                 let mut kept = 0;
                 let mut waiting = false;
+                let mut burst = Burst::new();
                 for j in 0..f.nl as usize {
                     let kj = f.live[j];
                     // SAFETY: `live` holds indices of children written by `expand`.
@@ -372,6 +376,7 @@ impl<'a> Lane<'a> {
                         &f.pi,
                         rr,
                         &mut st.lookups,
+                        &mut burst,
                     ) {
                         Some(false) => continue,
                         Some(true) => true,
@@ -382,6 +387,7 @@ impl<'a> Lane<'a> {
                     kept += 1;
                 }
                 f.nl = kept as u8;
+                burst.issue(p);
                 if waiting {
                     return true;
                 }

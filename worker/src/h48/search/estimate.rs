@@ -5,6 +5,45 @@ use super::lookup::{Lookup, Probe, Pruner};
 use tables::moves::MOVE_CUBES;
 use tables::{Cube, Move};
 
+/// Main-table indices whose prefetches are issued together, back to back, once the
+/// indices of a memory step are all computed (a node's first estimates, or the second
+/// estimates of a frame's children).
+///
+/// A prefetch that misses the TLB cannot leave the core until its page walk is done; on
+/// a virtual machine whose host maps guest memory in 4 kB pages, every random table
+/// line does, and the walk takes longer than the core's reorder window lasts. Issued one
+/// at a time between other work, each such walk stalls the core on its own; issued back
+/// to back, their walks overlap. (`page_walk --burst`; docs/performance.md, "where the
+/// time goes".)
+pub(super) struct Burst {
+    idx: [u64; 18],
+    n: usize,
+}
+
+impl Burst {
+    #[inline(always)]
+    pub(super) fn new() -> Burst {
+        Burst { idx: [0; 18], n: 0 }
+    }
+
+    /// Adds an index (at most 18: one per child of a node).
+    #[inline(always)]
+    pub(super) fn push(&mut self, idx: u64) {
+        if let Some(slot) = self.idx.get_mut(self.n) {
+            *slot = idx;
+            self.n += 1;
+        }
+    }
+
+    /// Prefetches every index added.
+    #[inline(always)]
+    pub(super) fn issue<L: Lookup>(&self, p: &Pruner<L>) {
+        for &i in &self.idx[..self.n] {
+            p.table.prefetch(i);
+        }
+    }
+}
+
 /// An estimate of a child, resolved one memory step at a time.
 #[derive(Clone, Copy)]
 pub(super) enum Estimate {
@@ -20,22 +59,29 @@ pub(super) enum Estimate {
 
 impl Estimate {
     /// Starts the estimate of `c`: its corner word and bound, then (when the bound is
-    /// within `rr`) its main-table index, whose entry is prefetched. A corner bound over
-    /// `rr` gives `Known` of it at once.
+    /// within `rr`) its main-table index, added to `burst` to be prefetched. A corner
+    /// bound over `rr` gives `Known` of it at once.
     #[inline(always)]
-    pub(super) fn start<L: Lookup>(p: &Pruner<L>, c: &Cube, rr: u8) -> Estimate {
-        Estimate::from_word(p, c, p.corner_word(c), rr)
+    pub(super) fn start<L: Lookup>(p: &Pruner<L>, c: &Cube, rr: u8, burst: &mut Burst) -> Estimate {
+        Estimate::from_word(p, c, p.corner_word(c), rr, burst)
     }
 
-    /// [`Estimate::start`] with the corner word of `c` already read.
+    /// [`Estimate::start`] with the corner word of `c` already read, the entry's index
+    /// added to `burst` instead of prefetched at once.
     #[inline(always)]
-    pub(super) fn from_word<L: Lookup>(p: &Pruner<L>, c: &Cube, w: u32, rr: u8) -> Estimate {
+    pub(super) fn from_word<L: Lookup>(
+        p: &Pruner<L>,
+        c: &Cube,
+        w: u32,
+        rr: u8,
+        burst: &mut Burst,
+    ) -> Estimate {
         let cd = (w >> 18) as u8;
         if cd > rr {
             return Estimate::Known(cd);
         }
         let pr = p.probe(c, w);
-        p.table.prefetch(pr.idx);
+        burst.push(pr.idx);
         Estimate::At(pr)
     }
 
@@ -153,6 +199,7 @@ impl Child {
     /// the child's cube on that side, made from the parent's `pn` or `pi`). Returns
     /// `Some(true)` once both are known and within `rr`, `Some(false)` once one is over
     /// it, `None` while an entry is on its way.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn resolve<L: Lookup>(
         &mut self,
@@ -162,6 +209,7 @@ impl Child {
         pi: &Cube,
         rr: u8,
         lookups: &mut u64,
+        burst: &mut Burst,
     ) -> Option<bool> {
         if self.quarter {
             match shared.read(p, rr, lookups) {
@@ -176,7 +224,7 @@ impl Child {
             } else {
                 child_normal(pn, self.m, false)
             };
-            self.other = Estimate::start(p, &c, rr);
+            self.other = Estimate::start(p, &c, rr, burst);
             if let Estimate::At(_) = self.other {
                 return None;
             }

@@ -158,11 +158,12 @@ pub(super) fn expand<L: Lookup>(
         }
         let mut nl = 0;
         let mut c = 0;
+        let mut burst = Burst::new();
         for &(face, bits) in &faces[..nfaces] {
             let face = face as usize;
             let mut quarters = false;
             if bits & 1 != 0 {
-                let e = Estimate::from_word(p, &cubes[c], words[c], rr);
+                let e = Estimate::from_word(p, &cubes[c], words[c], rr, &mut burst);
                 c += 1;
                 f.shared[face] = e;
                 quarters = matches!(e, Estimate::At(_));
@@ -178,7 +179,7 @@ pub(super) fn expand<L: Lookup>(
                 // A half turn is one move from its face's quarter turns.
                 let pruned = matches!(f.shared[face], Estimate::Known(v) if v > rr + 1);
                 if !pruned {
-                    let e = Estimate::from_word(p, &cubes[k], words[k], rr);
+                    let e = Estimate::from_word(p, &cubes[k], words[k], rr, &mut burst);
                     if matches!(e, Estimate::At(_)) {
                         fetched = true;
                         f.children[nl].write(Child {
@@ -198,6 +199,7 @@ pub(super) fn expand<L: Lookup>(
                 nl += 1;
             }
         }
+        burst.issue(p);
         f.nl = nl as u8;
         f.live = ALL_KIDS;
         return fetched;
