@@ -21,7 +21,8 @@
 //!   but never read: what issuing the prefetches costs (where a prefetch that misses the
 //!   TLB holds the core up until its page walk is done, most of the memory time is here).
 //!
-//! Printed: nodes and lookups of each pass (they must agree, or the replay diverged and
+//! With `MODES=real` in the environment, only the real search is timed (to compare two
+//! binaries on it). Printed: nodes and lookups of each pass (they must agree, or the replay diverged and
 //! the tool says so), the rates, `real / compute`, lookups per node, and how much of the
 //! table the kernel backs with huge pages (from `/proc/self/smaps`). With the random-line
 //! floor of `page_walk` at the table's size (ns per lookup once latency is hidden), the
@@ -231,6 +232,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let threads: usize = args.get(5).map_or(Ok(1), |s| s.parse())?;
     let lanes: usize = args.get(6).map_or(Ok(3), |s| s.parse())?;
     let rounds: usize = args.get(7).map_or(Ok(3), |s| s.parse())?;
+    // MODES=real: only the real search (binaries compared on it alone, more rounds).
+    let modes: Vec<usize> = match std::env::var("MODES").as_deref() {
+        Ok("real") => vec![0],
+        _ => vec![0, 1, 2],
+    };
+    let replay = modes.len() > 1;
     let Some(worker::h48::TableKind::H48 { eo_bits, bits: 2 }) =
         worker::h48::TableKind::parse(name)
     else {
@@ -267,6 +274,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let real = &real;
                 let cube = &cube;
                 s.spawn(move || -> Result<(Vec<u8>, u64, u64), worker::Error> {
+                    if !replay {
+                        let (n, l) = run(real, cube, depth, lanes, mine);
+                        return Ok((Vec::new(), n, l));
+                    }
                     let p = Pruner {
                         coords: Coords::new(),
                         cocsep: Cocsep::open(dir)?,
@@ -300,9 +311,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let compute_only = replays(&recorded, dir, None, base, real.eo_bits)?;
     let prefetching = replays(&recorded, dir, Some(&real.table.k2), base, real.eo_bits)?;
 
-    let (mut best_real, mut best_compute, mut best_prefetch) = (0f64, 0f64, 0f64);
+    let mut rates = [Vec::new(), Vec::new(), Vec::new()];
     for round in 1..=rounds {
-        for mode in 0..3 {
+        for &mode in &modes {
             let t = Instant::now();
             let counts: Vec<(u64, u64)> = std::thread::scope(|s| {
                 let handles: Vec<_> = shares
@@ -342,22 +353,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err(format!("round {round}: {n} nodes and {l} lookups, the recording had {nodes} and {lookups}").into());
             }
             let rate = n as f64 / secs / 1e6;
-            let (label, best) = match mode {
-                0 => ("real    ", &mut best_real),
-                1 => ("compute ", &mut best_compute),
-                _ => ("prefetch", &mut best_prefetch),
-            };
-            *best = best.max(rate);
+            let label = ["real    ", "compute ", "prefetch"][mode];
+            rates[mode].push(rate);
             println!(
                 "round {round} {label}: {secs:.3} s, {rate:.1} M nodes/s, {:.2} ns a node a thread",
                 secs * 1e9 * threads as f64 / n as f64
             );
         }
     }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let [r, c, f] = rates.each_mut().map(median);
     println!(
-        "best: real {best_real:.1} M nodes/s, compute-only {best_compute:.1} M nodes/s, \
-         compute with the prefetches {best_prefetch:.1} M nodes/s; real / compute {:.1}%",
-        100.0 * best_real / best_compute
+        "median: real {r:.1} M nodes/s, compute-only {c:.1} M nodes/s, \
+         compute with the prefetches {f:.1} M nodes/s; real / compute {:.1}%",
+        100.0 * r / c
     );
     Ok(())
 }

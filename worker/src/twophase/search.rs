@@ -325,9 +325,13 @@ impl Searcher<'_> {
                 continue;
             }
             let idx = t.p1_index_from(nf, ns, ss, tc);
-            t.p1.prefetch(idx);
             f.children[n] = (m as u8, nf, ns, nt, idx, 0, 0);
             n += 1;
+        }
+        // The prefetches back to back, once every index is known: walks issued together
+        // overlap (see the H48 search's `Burst`).
+        for c in &f.children[..n] {
+            t.p1.prefetch(c.4);
         }
         self.nodes += u64::from(AFTER[last].count_ones());
         f.ready(n, depth, togo);
