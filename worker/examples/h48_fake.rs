@@ -23,6 +23,9 @@ impl Lookup for Fake {
     fn prefetch(&self, idx: u64) {
         std::hint::black_box(idx);
     }
+    fn bytes(&self) -> u64 {
+        self.k2.len() as u64
+    }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
         let h = (idx.wrapping_mul(0x9e3779b97f4a7c15) >> 40) & self.mask;

@@ -58,6 +58,9 @@ impl<L: Lookup> Record<'_, L> {
 
 impl<L: Lookup> Lookup for Record<'_, L> {
     fn prefetch(&self, _idx: u64) {}
+    fn bytes(&self) -> u64 {
+        self.inner.bytes()
+    }
     fn first(&self, idx: u64) -> Option<u8> {
         let v = self.inner.first(idx);
         self.push(v.unwrap_or(NONE));
@@ -79,6 +82,8 @@ impl<L: Lookup> Lookup for Record<'_, L> {
 struct Replay<'a> {
     log: Vec<u8>,
     prefetch: Option<&'a Packed2>,
+    /// The real table's size (prefetches are grouped by it).
+    bytes: u64,
     /// Next answer. One thread reads it: a relaxed load and store, no atomic add.
     at: AtomicUsize,
     at_most: u8,
@@ -102,6 +107,9 @@ impl Lookup for Replay<'_> {
                 std::hint::black_box(idx);
             }
         }
+    }
+    fn bytes(&self) -> u64 {
+        self.bytes
     }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
@@ -198,6 +206,7 @@ fn replays<'a>(
     recorded: &[(Vec<u8>, u64, u64)],
     dir: &Path,
     prefetch: Option<&'a Packed2>,
+    bytes: u64,
     at_most: u8,
     eo_bits: u32,
 ) -> Result<Vec<Pruner<Replay<'a>>>, worker::Error> {
@@ -210,6 +219,7 @@ fn replays<'a>(
                 table: Replay {
                     log: log.clone(),
                     prefetch,
+                    bytes,
                     at: AtomicUsize::new(0),
                     at_most,
                 },
@@ -308,8 +318,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         t0.elapsed().as_secs_f64()
     );
     let base = real.table.k2.base();
-    let compute_only = replays(&recorded, dir, None, base, real.eo_bits)?;
-    let prefetching = replays(&recorded, dir, Some(&real.table.k2), base, real.eo_bits)?;
+    let bytes = real.table.bytes();
+    let compute_only = replays(&recorded, dir, None, bytes, base, real.eo_bits)?;
+    let prefetching = replays(
+        &recorded,
+        dir,
+        Some(&real.table.k2),
+        bytes,
+        base,
+        real.eo_bits,
+    )?;
 
     let mut rates = [Vec::new(), Vec::new(), Vec::new()];
     for round in 1..=rounds {

@@ -39,9 +39,10 @@
 //! indices), and the entries of their first estimates are prefetched; only the children
 //! the corner bounds keep are written to the frame. The second estimate's index is only
 //! computed, and its entry prefetched, for the children whose first estimate passed.
-//! Each memory step's prefetches are issued back to back once its indices are all
-//! computed (`estimate::Burst`: on a host that maps the VM's memory in small pages, a
-//! prefetch holds the core up for its page walk, and walks issued together overlap). A
+//! Each lane step's prefetches are issued back to back once its indices are all
+//! computed, two steps' together from h7 on (`estimate::Burst`, `merge_steps`: on a
+//! host that maps the VM's memory in small pages, a prefetch holds the core up for its
+//! page walk, and walks issued together overlap). A
 //! child keeps only its move and estimates: its cubes are made from the node's where an
 //! estimate or its own expansion needs them (most children never do). The
 //! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
@@ -66,7 +67,7 @@ mod path;
 
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
-use self::estimate::{child_inverse, child_normal, Burst, Child, Estimate};
+use self::estimate::{child_inverse, child_normal, Burst, Child, Estimate, MERGE_MAX};
 use self::expand::expand;
 use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
 use self::path::Path;
@@ -132,6 +133,28 @@ pub struct Found {
     pub invalid: u64,
 }
 
+/// Main tables from this size on have the prefetches of two lane steps issued together.
+const MERGE_FROM: u64 = 2 << 30;
+
+/// How many lane steps in a row have their prefetches issued together, for a main table
+/// of `bytes` and `lanes` lanes.
+///
+/// Each step's prefetches are issued back to back ([`Burst`]); a step's burst costs about
+/// one page walk's wait however many prefetches it holds. With the table in tens of
+/// thousands of host pages (h7, 3.8 GB: the host's page tables no longer stay in the
+/// caches) a walk is long enough that two steps' prefetches in one burst pay: 10–30% more
+/// nodes a second on one thread. Below that, the first step's prefetches issued a step
+/// later arrive too late: 8% fewer at h3 and h5 (docs/performance.md, "where the time
+/// goes"). A lane must come back to its prefetches at least a step after they are
+/// issued, so a merge needs three lanes.
+fn merge_steps(bytes: u64, lanes: usize) -> usize {
+    if bytes >= MERGE_FROM && lanes >= 3 {
+        MERGE_MAX
+    } else {
+        1
+    }
+}
+
 /// Nodes between two looks at the stop token.
 const CHECK_EVERY: u64 = 4096;
 
@@ -192,6 +215,10 @@ pub fn search_lanes<'t, L: Lookup>(
     let mut pool: Vec<Lane<'_>> = Vec::with_capacity(lanes);
     let mut running = 0;
     let mut more = true;
+    // The prefetches of `merge` lane steps in a row, issued together after the last.
+    let merge = merge_steps(p.table.bytes(), lanes);
+    let mut burst = Burst::new();
+    let mut steps = 0;
     loop {
         // Fill the free lanes (`pool[running..]`) with new tasks; a task may finish at
         // its start.
@@ -216,7 +243,18 @@ pub fn search_lanes<'t, L: Lookup>(
         }
         let mut k = 0;
         while k < running {
-            if pool[k].step(p) {
+            let going = if merge == 1 {
+                pool[k].step(p)
+            } else {
+                let going = pool[k].advance(p, &mut burst);
+                steps += 1;
+                if steps == merge {
+                    burst.issue(p);
+                    steps = 0;
+                }
+                going
+            };
+            if going {
                 k += 1;
             } else {
                 let found = pool[k].finish();
@@ -307,6 +345,7 @@ impl<'a> Lane<'a> {
             return false;
         }
         let mf = allowed_after(prefix.last().copied());
+        let mut burst = Burst::new();
         expand(
             p,
             st,
@@ -319,7 +358,9 @@ impl<'a> Lane<'a> {
             mf,
             PRECEDE[START],
             0,
+            &mut burst,
         );
+        burst.issue(p);
         self.top = 1;
         true
     }
@@ -338,6 +379,15 @@ impl<'a> Lane<'a> {
     /// Advances the search until it has prefetched a new node's children (true: come
     /// back later) or finished (false).
     fn step<L: Lookup>(&mut self, p: &Pruner<L>) -> bool {
+        let mut burst = Burst::new();
+        let going = self.advance(p, &mut burst);
+        burst.issue(p);
+        going
+    }
+
+    /// [`Lane::step`], the prefetches added to `burst` for the caller to issue.
+    #[inline(always)]
+    fn advance<L: Lookup>(&mut self, p: &Pruner<L>, burst: &mut Burst) -> bool {
         let st = &mut self.path;
         while self.top > 0 {
             if st.stopped {
@@ -354,7 +404,6 @@ impl<'a> Lane<'a> {
                 let rr = f.rr;
                 let mut kept = 0;
                 let mut waiting = false;
-                let mut burst = Burst::new();
                 for j in 0..f.nl as usize {
                     let kj = f.live[j];
                     // SAFETY: `live` holds indices of children written by `expand`.
@@ -376,7 +425,7 @@ impl<'a> Lane<'a> {
                         &f.pi,
                         rr,
                         &mut st.lookups,
-                        &mut burst,
+                        burst,
                     ) {
                         Some(false) => continue,
                         Some(true) => true,
@@ -387,7 +436,6 @@ impl<'a> Lane<'a> {
                     kept += 1;
                 }
                 f.nl = kept as u8;
-                burst.issue(p);
                 if waiting {
                     return true;
                 }
@@ -419,7 +467,20 @@ impl<'a> Lane<'a> {
                 st.nf += 1;
                 (AFTER[k.m.face_index()], f.mb, 1)
             };
-            let fetched = expand(p, st, &mut above[0], &n2, &i2, hn2, hi2, f.rr, mf, mb, via);
+            let fetched = expand(
+                p,
+                st,
+                &mut above[0],
+                &n2,
+                &i2,
+                hn2,
+                hi2,
+                f.rr,
+                mf,
+                mb,
+                via,
+                burst,
+            );
             self.top = t + 2;
             if fetched {
                 return true;

@@ -6,8 +6,9 @@ use tables::moves::MOVE_CUBES;
 use tables::{Cube, Move};
 
 /// Main-table indices whose prefetches are issued together, back to back, once the
-/// indices of a memory step are all computed (a node's first estimates, or the second
-/// estimates of a frame's children).
+/// indices of a lane step are all computed (a node's first estimates, or the second
+/// estimates of a frame's children), or of two steps in a row for the largest tables
+/// (`merge_steps` in the parent module).
 ///
 /// A prefetch that misses the TLB cannot leave the core until its page walk is done; on
 /// a virtual machine whose host maps guest memory in 4 kB pages, every random table
@@ -16,17 +17,26 @@ use tables::{Cube, Move};
 /// to back, their walks overlap. (`page_walk --burst`; docs/performance.md, "where the
 /// time goes".)
 pub(super) struct Burst {
-    idx: [u64; 18],
+    idx: [u64; BURST],
     n: usize,
 }
+
+/// Room for the indices of [`MERGE_MAX`] lane steps (at most 18 each).
+const BURST: usize = 18 * MERGE_MAX;
+
+/// The most lane steps whose prefetches are issued together.
+pub(super) const MERGE_MAX: usize = 2;
 
 impl Burst {
     #[inline(always)]
     pub(super) fn new() -> Burst {
-        Burst { idx: [0; 18], n: 0 }
+        Burst {
+            idx: [0; BURST],
+            n: 0,
+        }
     }
 
-    /// Adds an index (at most 18: one per child of a node).
+    /// Adds an index (at most 18 a lane step: one per child of a node).
     #[inline(always)]
     pub(super) fn push(&mut self, idx: u64) {
         if let Some(slot) = self.idx.get_mut(self.n) {
@@ -35,12 +45,13 @@ impl Burst {
         }
     }
 
-    /// Prefetches every index added.
+    /// Prefetches every index added, and empties the burst.
     #[inline(always)]
-    pub(super) fn issue<L: Lookup>(&self, p: &Pruner<L>) {
+    pub(super) fn issue<L: Lookup>(&mut self, p: &Pruner<L>) {
         for &i in &self.idx[..self.n] {
             p.table.prefetch(i);
         }
+        self.n = 0;
     }
 }
 

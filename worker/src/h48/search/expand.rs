@@ -5,7 +5,8 @@ use super::*;
 
 /// Expands a node with `r >= 1` moves left and estimates `hn, hi <= r` into frame `f`:
 /// generates its children (recording those that solve the cube), and prefetches the
-/// table entries the children's estimates need. Returns whether anything was prefetched.
+/// table entries the children's estimates need (their indices go to `burst`, which the
+/// caller issues). Returns whether anything is to be prefetched.
 ///
 /// `mf` and `mb` are the moves still allowed as the next front and the next back move:
 /// canonical after the last move on that side, and without half turns when an ancestor
@@ -28,6 +29,7 @@ pub(super) fn expand<L: Lookup>(
     mf: u32,
     mb: u32,
     via: u8,
+    burst: &mut Burst,
 ) -> bool {
     f.next = 0;
     f.via = via;
@@ -158,12 +160,11 @@ pub(super) fn expand<L: Lookup>(
         }
         let mut nl = 0;
         let mut c = 0;
-        let mut burst = Burst::new();
         for &(face, bits) in &faces[..nfaces] {
             let face = face as usize;
             let mut quarters = false;
             if bits & 1 != 0 {
-                let e = Estimate::from_word(p, &cubes[c], words[c], rr, &mut burst);
+                let e = Estimate::from_word(p, &cubes[c], words[c], rr, burst);
                 c += 1;
                 f.shared[face] = e;
                 quarters = matches!(e, Estimate::At(_));
@@ -179,7 +180,7 @@ pub(super) fn expand<L: Lookup>(
                 // A half turn is one move from its face's quarter turns.
                 let pruned = matches!(f.shared[face], Estimate::Known(v) if v > rr + 1);
                 if !pruned {
-                    let e = Estimate::from_word(p, &cubes[k], words[k], rr, &mut burst);
+                    let e = Estimate::from_word(p, &cubes[k], words[k], rr, burst);
                     if matches!(e, Estimate::At(_)) {
                         fetched = true;
                         f.children[nl].write(Child {
@@ -199,7 +200,6 @@ pub(super) fn expand<L: Lookup>(
                 nl += 1;
             }
         }
-        burst.issue(p);
         f.nl = nl as u8;
         f.live = ALL_KIDS;
         return fetched;

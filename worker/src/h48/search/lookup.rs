@@ -12,6 +12,8 @@ use tables::Cube;
 pub trait Lookup: Sync + Send {
     /// Starts loading the entry's cache line.
     fn prefetch(&self, idx: u64);
+    /// The main table's size in bytes (how prefetches are grouped depends on it).
+    fn bytes(&self) -> u64;
     /// The lower bound stored at `idx`, or `None` when the entry only says "at most
     /// [`Lookup::at_most`]" (2-bit tables) and a fallback may say more.
     fn first(&self, idx: u64) -> Option<u8>;
@@ -45,6 +47,9 @@ impl Lookup for Packed4 {
     fn prefetch(&self, idx: u64) {
         Packed4::prefetch(self, idx)
     }
+    fn bytes(&self) -> u64 {
+        self.as_bytes().len() as u64
+    }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
         Some(self.get(idx))
@@ -55,6 +60,9 @@ impl Lookup for Packed2 {
     #[inline(always)]
     fn prefetch(&self, idx: u64) {
         Packed2::prefetch(self, idx)
+    }
+    fn bytes(&self) -> u64 {
+        self.as_bytes().len() as u64
     }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
@@ -120,6 +128,9 @@ impl<F: Fallback> Lookup for K2With<F> {
     #[inline(always)]
     fn prefetch(&self, idx: u64) {
         self.k2.prefetch(idx)
+    }
+    fn bytes(&self) -> u64 {
+        self.k2.as_bytes().len() as u64
     }
     #[inline(always)]
     fn first(&self, idx: u64) -> Option<u8> {
