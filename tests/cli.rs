@@ -378,14 +378,7 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     assert!(listed().contains("missing"), "{}", listed());
     solve_where_the_directory_cannot_be_written(&dir);
     assert!(listed().contains("missing"), "{}", listed());
-    let o = run(&[
-        "solve",
-        "--table",
-        "h48h0k2",
-        "--format",
-        "jsonl",
-        "R U2 F' L D2 B",
-    ]);
+    let o = run(&SOLVE_H0K2);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("eoesep"), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
@@ -394,6 +387,16 @@ fn a_table_directory_without_eoesep_gets_it_on_its_first_solve() {
     assert!(dir.join("eoesep.tbl").exists());
     assert!(listed().contains("present"), "{}", listed());
 }
+
+/// A six-move scramble solved with h48h0k2, whose fallback is eoesep (or h48h0k4).
+const SOLVE_H0K2: [&str; 6] = [
+    "solve",
+    "--table",
+    "h48h0k2",
+    "--format",
+    "jsonl",
+    "R U2 F' L D2 B",
+];
 
 /// `solve` on `dir` as a user who cannot write it (root: `nobody`, through `setpriv`;
 /// others: the directory made read-only): the solve answers with the h48h0k4 fallback and
@@ -416,14 +419,7 @@ fn solve_where_the_directory_cannot_be_written(dir: &std::path::Path) {
     let o = cmd
         .arg("--tables-dir")
         .arg(dir)
-        .args([
-            "solve",
-            "--table",
-            "h48h0k2",
-            "--format",
-            "jsonl",
-            "R U2 F' L D2 B",
-        ])
+        .args(SOLVE_H0K2)
         .env("XDG_CACHE_HOME", &cache)
         .output()
         .unwrap();
