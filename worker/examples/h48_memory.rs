@@ -167,7 +167,8 @@ fn run<L: Lookup>(
 }
 
 /// Huge-page coverage of the mapping holding `addr`: (size, AnonHugePages +
-/// FilePmdMapped), in kB, from `/proc/self/smaps`.
+/// FilePmdMapped + Private_Hugetlb + Shared_Hugetlb), in kB, from `/proc/self/smaps`
+/// (the last two: 1 GiB pages, `CUBESWARM_HUGETLB`).
 fn huge_coverage(addr: usize) -> Option<(u64, u64)> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
     let mut inside = false;
@@ -194,7 +195,15 @@ fn huge_coverage(addr: usize) -> Option<(u64, u64)> {
         };
         if line.starts_with("Size:") {
             size = kb();
-        } else if line.starts_with("AnonHugePages:") || line.starts_with("FilePmdMapped:") {
+        } else if [
+            "AnonHugePages:",
+            "FilePmdMapped:",
+            "Private_Hugetlb:",
+            "Shared_Hugetlb:",
+        ]
+        .iter()
+        .any(|k| line.starts_with(k))
+        {
             huge += kb();
         }
     }
