@@ -167,8 +167,7 @@ fn run<L: Lookup>(
 }
 
 /// Huge-page coverage of the mapping holding `addr`: (size, AnonHugePages +
-/// FilePmdMapped + Private_Hugetlb + Shared_Hugetlb), in kB, from `/proc/self/smaps`
-/// (the last two: 1 GiB pages, `CUBESWARM_HUGETLB`).
+/// FilePmdMapped), in kB, from `/proc/self/smaps`.
 fn huge_coverage(addr: usize) -> Option<(u64, u64)> {
     let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
     let mut inside = false;
@@ -195,15 +194,7 @@ fn huge_coverage(addr: usize) -> Option<(u64, u64)> {
         };
         if line.starts_with("Size:") {
             size = kb();
-        } else if [
-            "AnonHugePages:",
-            "FilePmdMapped:",
-            "Private_Hugetlb:",
-            "Shared_Hugetlb:",
-        ]
-        .iter()
-        .any(|k| line.starts_with(k))
-        {
+        } else if line.starts_with("AnonHugePages:") || line.starts_with("FilePmdMapped:") {
             huge += kb();
         }
     }

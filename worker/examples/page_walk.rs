@@ -3,9 +3,7 @@
 //! tool; see docs/performance.md, "what a lookup costs on this machine").
 //!
 //! `cargo run --release -p cubeswarm-worker --example page_walk -- [--small-pages] [--burst N] [--chase] [MB ...]`
-//! (default 8 32 256 1024; `--small-pages`: the array advised `MADV_NOHUGEPAGE` instead;
-//! arrays from 512 MiB go in 1 GiB pages where the system has them reserved, as tables
-//! do, unless `CUBESWARM_HUGETLB=off`)
+//! (default 8 32 256 1024; `--small-pages`: the array advised `MADV_NOHUGEPAGE` instead)
 //!
 //! For each size, an array in (transparent) huge pages is read at 4M positions, each
 //! prefetched 64 iterations before it is read, with a fixed amount of independent
@@ -225,20 +223,13 @@ fn chases(bytes: usize) {
     println!("{line}");
 }
 
-/// The process's AnonHugePages and, where arrays from 512 MiB went in 1 GiB pages
-/// (`CUBESWARM_HUGETLB`, see `tables::huge`), its Private_Hugetlb.
 fn anon_huge() -> String {
-    let Ok(s) = std::fs::read_to_string("/proc/self/smaps_rollup") else {
-        return "unknown".to_string();
-    };
-    let field = |k: &str| {
-        s.lines()
-            .find(|l| l.starts_with(k))
-            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
-    };
-    match (field("AnonHugePages"), field("Private_Hugetlb")) {
-        (Some(a), Some(h)) if !h.starts_with("0 ") => format!("{a}, Private_Hugetlb {h}"),
-        (Some(a), _) => a,
-        _ => "unknown".to_string(),
-    }
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages"))
+                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+        })
+        .unwrap_or_else(|| "unknown".to_string())
 }
