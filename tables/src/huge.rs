@@ -5,6 +5,11 @@
 //! accesses. A 2 MiB-aligned allocation advised with `MADV_HUGEPAGE` lets the kernel back
 //! it with huge pages, so the whole table needs a handful of TLB entries. Where huge pages
 //! are unavailable this is an ordinary aligned allocation.
+//!
+//! Better still, where the kernel keeps a file's page cache in 2 MiB folios (Linux 6.x on
+//! a filesystem with large folios: ext4 from 6.16, XFS, tmpfs), a map of the file itself is
+//! backed by huge pages ([`page_cache_map`]): no copy, no second copy of the table's
+//! memory, and one copy shared by every process that maps it.
 
 use std::alloc::{self, Layout};
 use std::ops::Deref;
@@ -185,4 +190,129 @@ impl<T: Copy> Drop for HugeArray<T> {
             unsafe { alloc::dealloc(self.ptr.as_ptr().cast(), self.layout) };
         }
     }
+}
+
+/// Tables from this size on are mapped from a page cache in huge pages where the system
+/// has it ([`page_cache_map`]); smaller ones are copied (a copy costs little and any
+/// 2 MiB block left in small pages would be a large share of them).
+pub const PAGE_CACHE_FROM: u64 = 32 << 20;
+
+/// Huge-page coverage of the mapping that holds `addr`, from `/proc/self/smaps`: (its
+/// size, the part mapped by huge pages: `AnonHugePages` + `FilePmdMapped`), in kB. `None`
+/// where the file is unreadable or no mapping holds `addr`.
+pub fn coverage(addr: usize) -> Option<(u64, u64)> {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut inside = false;
+    let (mut size, mut huge) = (0, 0);
+    for line in smaps.lines() {
+        let first = line.split_whitespace().next().unwrap_or("");
+        if let Some((a, b)) = first.split_once('-') {
+            if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
+                if inside {
+                    break;
+                }
+                inside = a <= addr && addr < b;
+                continue;
+            }
+        }
+        if !inside {
+            continue;
+        }
+        let kb = || {
+            line.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        if line.starts_with("Size:") {
+            size = kb();
+        } else if line.starts_with("AnonHugePages:") || line.starts_with("FilePmdMapped:") {
+            huge += kb();
+        }
+    }
+    (size > 0).then_some((size, huge))
+}
+
+/// A read-only map of the whole of `file` backed by huge pages of the page cache, or
+/// `None` where the system does not give them (then copy the table instead:
+/// [`HugeArray::read_file`]).
+///
+/// The map is advised `MADV_HUGEPAGE` and faulted in at once (`MADV_POPULATE_READ`): a
+/// file not yet cached is read in 2 MiB folios, and a file cached so is mapped by 2 MiB
+/// entries in milliseconds. It is kept when all its whole 2 MiB blocks but at most one
+/// (or 1%) are mapped by huge pages. Otherwise, if some are (so the system can), the
+/// rest of the file is cached in small folios (from random faults through a map without
+/// the advice, or short reads): the cached pages that no process maps are dropped
+/// (`POSIX_FADV_DONTNEED`, which never loses data: the file is clean or written back
+/// first) and the map is made once more, reading the file again from disk, once; after
+/// that every process finds it in huge pages. Where none are, nothing is dropped. After
+/// one failure this process copies its tables without trying again.
+///
+/// `CUBESWARM_PAGE_CACHE=off` in the environment turns this off (every table copied).
+#[cfg(target_os = "linux")]
+pub fn page_cache_map(file: &std::fs::File) -> Option<memmap2::Mmap> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static FAILED: AtomicBool = AtomicBool::new(false);
+    if FAILED.load(Ordering::Relaxed)
+        || std::env::var_os("CUBESWARM_PAGE_CACHE").is_some_and(|v| v == "off")
+    {
+        return None;
+    }
+    let len = file.metadata().ok()?.len();
+    if len < PAGE_CACHE_FROM {
+        return None;
+    }
+    let map = try_page_cache_map(file, len);
+    if map.is_none() {
+        FAILED.store(true, Ordering::Relaxed);
+    }
+    map
+}
+
+/// [`page_cache_map`], each time.
+#[cfg(target_os = "linux")]
+fn try_page_cache_map(file: &std::fs::File, len: u64) -> Option<memmap2::Mmap> {
+    use std::os::unix::io::AsRawFd;
+    let whole = len / HUGE as u64 * HUGE as u64;
+    let allowed_miss = (HUGE as u64).max(whole / 100);
+    for attempt in 0..2 {
+        if attempt == 1 {
+            // SAFETY: a plain system call on an open descriptor; it only drops clean
+            // cached pages that nothing maps.
+            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+        // SAFETY: a read-only shared map of a table file. Table files are written whole
+        // under another name and renamed into place, never changed in place, so the
+        // mapped bytes do not change under the map (the same contract as every table
+        // map; a file truncated by someone else could fault, as for any map).
+        let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+        let addr = map.as_ptr() as usize;
+        if !addr.is_multiple_of(HUGE) {
+            // The kernel did not align the map: no 2 MiB entry can map it.
+            return None;
+        }
+        // SAFETY: both calls only change how the kernel backs our own read-only map and
+        // fault it in; they fail harmlessly (EINVAL) where unsupported.
+        let ok = unsafe {
+            libc::madvise(addr as *mut libc::c_void, map.len(), libc::MADV_HUGEPAGE) == 0
+                && libc::madvise(
+                    addr as *mut libc::c_void,
+                    map.len(),
+                    libc::MADV_POPULATE_READ,
+                ) == 0
+        };
+        if !ok {
+            return None;
+        }
+        let (_, huge_kb) = coverage(addr)?;
+        if huge_kb * 1024 + allowed_miss >= whole {
+            return Some(map);
+        }
+        if huge_kb == 0 {
+            // No 2 MiB folio at all: this system (kernel, filesystem or THP setting)
+            // does not give them; dropping the cache would only cost a read.
+            return None;
+        }
+    }
+    None
 }

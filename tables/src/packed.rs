@@ -92,7 +92,8 @@ impl Packed4 {
         self.bytes.huge_copy()
     }
 
-    /// The same table in a private huge-page copy ([`TableBytes::to_huge_pages`]).
+    /// The same table in huge pages: a map of its file the page cache backs with them, or
+    /// a private copy ([`TableBytes::to_huge_pages`]).
     pub fn to_huge_pages(&self) -> Packed4 {
         Packed4 {
             bytes: self.bytes.to_huge_pages(),
@@ -103,6 +104,11 @@ impl Packed4 {
     /// Whether the entries are read from a private huge-page copy.
     pub fn is_huge_copy(&self) -> bool {
         self.bytes.is_huge_copy()
+    }
+
+    /// Whether the entries are read from a map of the file in the page cache's huge pages.
+    pub fn is_page_cache_huge(&self) -> bool {
+        self.bytes.is_page_cache_huge()
     }
 
     /// Wraps bytes holding `entries` entries; `None` if the length is not `ceil(entries/2)`.
@@ -200,7 +206,8 @@ pub struct Packed2 {
 }
 
 impl Packed2 {
-    /// The same table in a private huge-page copy ([`TableBytes::to_huge_pages`]).
+    /// The same table in huge pages: a map of its file the page cache backs with them, or
+    /// a private copy ([`TableBytes::to_huge_pages`]).
     pub fn to_huge_pages(&self) -> Packed2 {
         Packed2 {
             bytes: self.bytes.to_huge_pages(),
@@ -212,6 +219,11 @@ impl Packed2 {
     /// Whether the entries are read from a private huge-page copy.
     pub fn is_huge_copy(&self) -> bool {
         self.bytes.is_huge_copy()
+    }
+
+    /// Whether the entries are read from a map of the file in the page cache's huge pages.
+    pub fn is_page_cache_huge(&self) -> bool {
+        self.bytes.is_page_cache_huge()
     }
 
     /// Wraps bytes holding `entries` entries; `None` if the length is not `ceil(entries/4)`.

@@ -166,41 +166,6 @@ fn run<L: Lookup>(
     (nodes, lookups)
 }
 
-/// Huge-page coverage of the mapping holding `addr`: (size, AnonHugePages +
-/// FilePmdMapped), in kB, from `/proc/self/smaps`.
-fn huge_coverage(addr: usize) -> Option<(u64, u64)> {
-    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
-    let mut inside = false;
-    let (mut size, mut huge) = (0, 0);
-    for line in smaps.lines() {
-        let first = line.split_whitespace().next().unwrap_or("");
-        if let Some((a, b)) = first.split_once('-') {
-            if let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16)) {
-                if inside {
-                    break;
-                }
-                inside = a <= addr && addr < b;
-                continue;
-            }
-        }
-        if !inside {
-            continue;
-        }
-        let kb = || {
-            line.split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0)
-        };
-        if line.starts_with("Size:") {
-            size = kb();
-        } else if line.starts_with("AnonHugePages:") || line.starts_with("FilePmdMapped:") {
-            huge += kb();
-        }
-    }
-    (size > 0).then_some((size, huge))
-}
-
 /// One replaying pruner per thread's recording.
 fn replays<'a>(
     recorded: &[(Vec<u8>, u64, u64)],
@@ -264,7 +229,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eo_bits: eo_bits.into(),
     };
     let table_bytes = real.table.k2.as_bytes();
-    match huge_coverage(table_bytes.as_ptr() as usize) {
+    match tables::huge::coverage(table_bytes.as_ptr() as usize) {
         Some((size, huge)) => println!(
             "{name}: {:.0} MB, {:.1}% of its mapping in huge pages ({huge} of {size} kB)",
             table_bytes.len() as f64 / 1e6,

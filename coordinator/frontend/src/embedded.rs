@@ -81,6 +81,12 @@ impl Embedded {
                 return Ok(Embedded::with_engine(Engine::TwoPhase(s), options));
             }
         }
+        if in_huge_page_cache(dir, table) {
+            // Every map of the table is backed by huge pages already: nothing to copy.
+            let engine = worker::catalog::open(dir, table, TableMemory::HugePages)
+                .map_err(|e| Error::table(format!("opening table {table}"), e))?;
+            return Ok(Embedded::with_engine(engine, options));
+        }
         let mapped = worker::catalog::open(dir, table, TableMemory::Mapped)
             .map_err(|e| Error::table(format!("opening table {table}"), e))?;
         let embedded = Embedded::with_engine(mapped, options);
@@ -231,6 +237,19 @@ fn check(dir: &Path, table: &str, progress: &dyn Progress) -> Result<(), Error> 
             .map_err(|e| Error::table(format!("checking table {table}"), e))?;
     }
     Ok(())
+}
+
+/// Whether the page cache holds the main table `table` of `dir` in huge pages, or could
+/// be made to ([`tables::huge::page_cache_map`]: the file read again once if it was
+/// cached in small pages, before anything in this process maps it). Then a map of it
+/// searches at full speed from its first lookup, with no copy to make or hold.
+fn in_huge_page_cache(dir: &Path, table: &str) -> bool {
+    #[cfg(target_os = "linux")]
+    if let Ok(file) = std::fs::File::open(tables::tablefile::table_path(dir, table)) {
+        return tables::huge::page_cache_map(&file).is_some();
+    }
+    let _ = (dir, table);
+    false
 }
 
 /// After [`COPY_AFTER`], copies the table into huge pages and hands the copy to the

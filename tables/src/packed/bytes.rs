@@ -86,6 +86,10 @@ enum Backing {
     Mapped(#[allow(dead_code)] memmap2::Mmap, std::fs::File, u64),
     /// A private copy in (transparent) huge pages (held for its `Drop`).
     Huge(#[allow(dead_code)] crate::huge::HugeArray<u8>),
+    /// A read-only map of a whole table file that the page cache backs with huge pages
+    /// ([`crate::huge::page_cache_map`]; held for its `Drop`).
+    #[cfg(target_os = "linux")]
+    PageCache(#[allow(dead_code)] memmap2::Mmap),
 }
 
 /// The read-only bytes of a table body: an owned aligned buffer or a memory-mapped file.
@@ -138,14 +142,36 @@ impl TableBytes {
         })
     }
 
-    /// A private copy of the bytes in transparent huge pages where the system has them
-    /// ([`crate::huge`]): random lookups then rarely miss the TLB. Costs the table's size
-    /// in memory per process, where a map is shared through the page cache.
+    /// The bytes in huge pages where the system has them ([`crate::huge`]): random
+    /// lookups then rarely miss the TLB.
     ///
-    /// A mapped table is read from its file by up to four threads (several times faster
+    /// A mapped table of [`crate::huge::PAGE_CACHE_FROM`] or more is first mapped again
+    /// from a page cache in huge pages ([`crate::huge::page_cache_map`]): no copy, and
+    /// one copy in memory shared by every process. Otherwise the bytes are copied into
+    /// transparent huge pages, which costs the table's size in memory per process: a
+    /// mapped table is read from its file by up to four threads (several times faster
     /// than copying the map, whose pages would each be faulted in); if that read fails,
     /// the map is copied.
     pub fn to_huge_pages(&self) -> TableBytes {
+        #[cfg(target_os = "linux")]
+        if let Backing::Mapped(_, file, offset) = &self._backing {
+            let body = crate::huge::page_cache_map(file).and_then(|map| {
+                let start = usize::try_from(*offset).ok()?;
+                let ptr = NonNull::new(
+                    map.get(start..start.checked_add(self.len)?)?
+                        .as_ptr()
+                        .cast_mut(),
+                )?;
+                Some((map, ptr))
+            });
+            if let Some((map, ptr)) = body {
+                return TableBytes {
+                    ptr,
+                    len: self.len,
+                    _backing: Backing::PageCache(map),
+                };
+            }
+        }
         let copy = self.huge_copy();
         let ptr = NonNull::new(copy.as_ptr().cast_mut()).unwrap_or(NonNull::dangling());
         TableBytes {
@@ -173,6 +199,15 @@ impl TableBytes {
     /// Whether the bytes are a private huge-page copy ([`TableBytes::to_huge_pages`]).
     pub fn is_huge_copy(&self) -> bool {
         matches!(self._backing, Backing::Huge(_))
+    }
+
+    /// Whether the bytes are a map of their file that the page cache backs with huge
+    /// pages ([`TableBytes::to_huge_pages`]).
+    pub fn is_page_cache_huge(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return matches!(self._backing, Backing::PageCache(_));
+        #[cfg(not(target_os = "linux"))]
+        return false;
     }
 
     /// The bytes.
@@ -212,6 +247,7 @@ impl std::fmt::Debug for TableBytes {
         f.debug_struct("TableBytes")
             .field("len", &self.len)
             .field("mapped", &self.is_mapped())
+            .field("page_cache_huge", &self.is_page_cache_huge())
             .finish()
     }
 }

@@ -572,6 +572,44 @@ fn a_body_fed_in_pieces_of_any_size_checks_as_the_whole_file_does() {
 }
 
 #[test]
+fn a_large_table_in_huge_pages_reads_its_file_exactly() {
+    // 40 MB, beyond `huge::PAGE_CACHE_FROM`: mapped again from the page cache where the
+    // system keeps it in huge pages (then at most one 2 MiB block of it in small pages),
+    // else copied; the same bytes either way.
+    let dir = TempDir::new("pagecache");
+    let entries: u64 = 80_000_000;
+    let body: Vec<u8> = (0..entries as usize / 2)
+        .map(|i| (i * 131 + i / 4099) as u8)
+        .collect();
+    let path = table_path(&dir.0, "h48h0k4");
+    write_table(&path, &TableMeta::new("h48h0k4", entries, 4), &body).unwrap();
+    let mapped = TableFile::open(&path, "h48h0k4")
+        .unwrap()
+        .into_packed4()
+        .unwrap();
+    let huge = mapped.to_huge_pages();
+    assert_eq!(huge.as_bytes(), &body[..]);
+    assert_eq!(huge.len(), entries);
+    assert!(!huge.is_mapped());
+    assert!(huge.is_huge_copy() != huge.is_page_cache_huge());
+    if huge.is_huge_copy() {
+        eprintln!("copied: this system keeps no page cache in huge pages here");
+        return;
+    }
+    let (size_kb, huge_kb) = crate::huge::coverage(huge.as_bytes().as_ptr() as usize).unwrap();
+    let file_kb = fs::metadata(&path).unwrap().len() / 1024;
+    assert_eq!(
+        size_kb,
+        file_kb.next_multiple_of(4),
+        "the map is the whole file"
+    );
+    assert!(
+        huge_kb + 2 * 2048 >= file_kb,
+        "{huge_kb} of {file_kb} kB in huge pages"
+    );
+}
+
+#[test]
 fn huge_page_copy_of_a_mapped_table_reads_its_file_exactly() {
     let dir = TempDir::new("huge");
     // 4.5 MB: three 2 MiB shares, so several threads read, the last one short.

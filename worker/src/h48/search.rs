@@ -144,8 +144,8 @@ const MERGE_FROM: u64 = 2 << 30;
 /// thousands of host pages (h7, 3.8 GB: the host's page tables no longer stay in the
 /// caches) a walk is long enough that two steps' prefetches in one burst pay: 10–30% more
 /// nodes a second on one thread. Below that, the first step's prefetches issued a step
-/// later arrive too late: 8% fewer at h3 and h5 (docs/performance.md, "where the time
-/// goes"). A lane must come back to its prefetches at least a step after they are
+/// later arrive too late: 8% fewer at h3 and h5, 2–7% at h6 (1.9 GB) (docs/performance.md,
+/// "choices the search makes"). A lane must come back to its prefetches at least a step after they are
 /// issued, so a merge needs three lanes.
 fn merge_steps(bytes: u64, lanes: usize) -> usize {
     if bytes >= MERGE_FROM && lanes >= 3 {

@@ -1,9 +1,10 @@
 //! Which way a worker can hold its tables on this host (`worker --memory`), decided at
-//! start-up before it reports ready: a private huge-page copy per worker needs the tables'
-//! size free in memory, a mapped table is one copy in the page cache shared by every
-//! worker of the host. A table larger than half the host's memory leaves room for one
-//! private copy at most, so the worker says to map it; a mode that cannot fit is refused
-//! with both figures in GB.
+//! start-up before it reports ready: huge pages need the tables' size free in memory (a
+//! map of the page cache where the system keeps it in huge pages, shared by every worker
+//! of the host, else a private copy per worker), a mapped table is one copy in the page
+//! cache shared by every worker of the host. A table larger than half the host's memory
+//! leaves room for one private copy at most, so the worker says to map it where it is
+//! copied; a mode that cannot fit is refused with both figures in GB.
 //!
 //! The figures come from `/proc/meminfo` (MemTotal, MemAvailable), or, for tests and for
 //! a host whose share is smaller than what the kernel reports (a container's limit), from
@@ -128,9 +129,10 @@ pub fn memory_fit(
     }
     Ok(Some(match mode {
         TableMemory::HugePages => format!(
-            "the tables take {:.2} GB, more than half of this host's {:.2} GB: this worker \
-             holds a private huge-page copy, so no second worker fits on this host; use \
-             --memory mapped to share one copy among several workers here",
+            "the tables take {:.2} GB, more than half of this host's {:.2} GB: where this \
+             host's page cache holds them in huge pages every worker shares that copy, \
+             else this worker holds a private one and no second worker fits; use --memory \
+             mapped to share one copy among several workers in any case",
             gb(tables),
             gb(host.total)
         ),
