@@ -248,9 +248,13 @@ pub fn coverage(addr: usize) -> Option<(u64, u64)> {
 /// that every process finds it in huge pages. Where none are, nothing is dropped. After
 /// one failure this process copies its tables without trying again.
 ///
+/// The file is not dropped from the cache while another map of it in this process could
+/// hold some of its pages (a search started on a plain map of it), other than the map at
+/// `own` (the caller's, which has only read the file's header).
+///
 /// `CUBESWARM_PAGE_CACHE=off` in the environment turns this off (every table copied).
 #[cfg(target_os = "linux")]
-pub fn page_cache_map(file: &std::fs::File) -> Option<memmap2::Mmap> {
+pub fn page_cache_map(file: &std::fs::File, own: Option<usize>) -> Option<memmap2::Mmap> {
     use std::sync::atomic::{AtomicBool, Ordering};
     static FAILED: AtomicBool = AtomicBool::new(false);
     if FAILED.load(Ordering::Relaxed)
@@ -262,7 +266,7 @@ pub fn page_cache_map(file: &std::fs::File) -> Option<memmap2::Mmap> {
     if len < PAGE_CACHE_FROM {
         return None;
     }
-    let map = try_page_cache_map(file, len);
+    let map = try_page_cache_map(file, len, own);
     if map.is_none() {
         FAILED.store(true, Ordering::Relaxed);
     }
@@ -271,7 +275,7 @@ pub fn page_cache_map(file: &std::fs::File) -> Option<memmap2::Mmap> {
 
 /// [`page_cache_map`], each time.
 #[cfg(target_os = "linux")]
-fn try_page_cache_map(file: &std::fs::File, len: u64) -> Option<memmap2::Mmap> {
+fn try_page_cache_map(file: &std::fs::File, len: u64, own: Option<usize>) -> Option<memmap2::Mmap> {
     use std::os::unix::io::AsRawFd;
     let whole = len / HUGE as u64 * HUGE as u64;
     let allowed_miss = (HUGE as u64).max(whole / 100);
@@ -313,6 +317,123 @@ fn try_page_cache_map(file: &std::fs::File, len: u64) -> Option<memmap2::Mmap> {
             // does not give them; dropping the cache would only cost a read.
             return None;
         }
+        if attempt == 0 && mapped_elsewhere(file, &[Some(addr), own]) {
+            // Another map of the file in this process (a search started on the plain
+            // map) holds its small pages: dropping the rest would only read it again.
+            return None;
+        }
     }
     None
+}
+
+/// Whether a mapping of this process other than those starting at `except` maps `file`
+/// (same device and inode, from `/proc/self/maps`). Unknown counts as yes.
+#[cfg(target_os = "linux")]
+fn mapped_elsewhere(file: &std::fs::File, except: &[Option<usize>]) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (Ok(meta), Ok(maps)) = (file.metadata(), std::fs::read_to_string("/proc/self/maps")) else {
+        return true;
+    };
+    let dev = format!(
+        "{:02x}:{:02x}",
+        libc::major(meta.dev()),
+        libc::minor(meta.dev())
+    );
+    let ino = meta.ino().to_string();
+    maps.lines().any(|line| {
+        let mut f = line.split_whitespace();
+        let range = f.next().unwrap_or("");
+        let start = range
+            .split_once('-')
+            .and_then(|(a, _)| usize::from_str_radix(a, 16).ok());
+        let (_perms, _offset, d, i) = (f.next(), f.next(), f.next(), f.next());
+        !except.contains(&start) && d == Some(dev.as_str()) && i == Some(ino.as_str())
+    })
+}
+
+/// The share of `file`'s pages in the page cache (0 to 1), from `mincore` on a map of it;
+/// `None` where that fails. Nothing is read: a page not cached stays so.
+#[cfg(target_os = "linux")]
+pub fn cached_share(file: &std::fs::File) -> Option<f64> {
+    let len = file.metadata().ok()?.len();
+    if len == 0 {
+        return Some(1.0);
+    }
+    // SAFETY: a read-only shared map of a table file that is never read through here:
+    // `mincore` only asks the kernel which of its pages are cached.
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    let pages = map.len().div_ceil(4096);
+    let mut cached = vec![0u8; pages];
+    // SAFETY: `map` is a live mapping of `map.len()` bytes at a page-aligned address,
+    // and `cached` has one byte per 4 KiB page of it, as `mincore` writes.
+    let ok = unsafe {
+        libc::mincore(
+            map.as_ptr() as *mut libc::c_void,
+            map.len(),
+            cached.as_mut_ptr(),
+        ) == 0
+    };
+    ok.then(|| cached.iter().filter(|&&c| c & 1 != 0).count() as f64 / pages as f64)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A file of `len` bytes under the system temp dir, removed on drop.
+    struct TempFile(std::path::PathBuf);
+    impl TempFile {
+        fn new(tag: &str, len: usize) -> TempFile {
+            let path =
+                std::env::temp_dir().join(format!("cubeswarm-huge-{tag}-{}", std::process::id()));
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4096) as u8).collect();
+            std::fs::write(&path, bytes).unwrap();
+            TempFile(path)
+        }
+    }
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+
+    #[test]
+    fn another_map_of_the_same_file_is_seen_and_the_excepted_ones_are_not() {
+        let f = TempFile::new("maps", 3 << 20);
+        let file = std::fs::File::open(&f.0).unwrap();
+        let other = TempFile::new("other", 1 << 20);
+        let other_file = std::fs::File::open(&other.0).unwrap();
+        // SAFETY: read-only maps of test files nothing writes while they live.
+        let (a, b, c) = unsafe {
+            (
+                memmap2::Mmap::map(&file).unwrap(),
+                memmap2::Mmap::map(&file).unwrap(),
+                memmap2::Mmap::map(&other_file).unwrap(),
+            )
+        };
+        let (a, b) = (a.as_ptr() as usize, b.as_ptr() as usize);
+        assert!(mapped_elsewhere(&file, &[Some(a)]), "b maps the file");
+        assert!(mapped_elsewhere(&file, &[Some(b)]), "a maps the file");
+        assert!(!mapped_elsewhere(&file, &[Some(a), Some(b)]));
+        // The other file's map is not this file's.
+        assert!(mapped_elsewhere(&other_file, &[]));
+        assert!(!mapped_elsewhere(&other_file, &[Some(c.as_ptr() as usize)]));
+    }
+
+    #[test]
+    fn a_file_just_read_is_all_in_the_page_cache() {
+        let f = TempFile::new("cached", 5 << 20);
+        let file = std::fs::File::open(&f.0).unwrap();
+        std::fs::read(&f.0).unwrap();
+        let share = cached_share(&file).unwrap();
+        assert!(share > 0.99, "{share}");
+    }
+
+    #[test]
+    fn small_files_are_left_to_the_copy() {
+        // 4 MiB, under PAGE_CACHE_FROM.
+        let f = TempFile::new("small", 4 << 20);
+        let file = std::fs::File::open(&f.0).unwrap();
+        assert!(page_cache_map(&file, None).is_none());
+    }
 }

@@ -28,6 +28,11 @@ use worker::{Engine, Engines, RunnerOptions, TableMemory};
 /// down a copy it never used); a long search loses nothing.
 const COPY_AFTER: Duration = Duration::from_millis(100);
 
+/// The share of a table's file that must be in the page cache for `solve` to map it from
+/// huge pages of the page cache before its first search ([`in_huge_page_cache`]).
+#[cfg(target_os = "linux")]
+const CACHED_AT_LEAST: f64 = 0.5;
+
 /// Idle executors kept for the next run, at most.
 const KEEP_IDLE: usize = 4;
 
@@ -243,10 +248,15 @@ fn check(dir: &Path, table: &str, progress: &dyn Progress) -> Result<(), Error> 
 /// be made to ([`tables::huge::page_cache_map`]: the file read again once if it was
 /// cached in small pages, before anything in this process maps it). Then a map of it
 /// searches at full speed from its first lookup, with no copy to make or hold.
+///
+/// Only for a file mostly in the page cache already ([`CACHED_AT_LEAST`]): reading a
+/// whole file from disk first would make an easy position wait for it (0.94 GB at h5),
+/// where the plain map answers it from a few pages.
 fn in_huge_page_cache(dir: &Path, table: &str) -> bool {
     #[cfg(target_os = "linux")]
     if let Ok(file) = std::fs::File::open(tables::tablefile::table_path(dir, table)) {
-        return tables::huge::page_cache_map(&file).is_some();
+        return tables::huge::cached_share(&file).is_some_and(|s| s >= CACHED_AT_LEAST)
+            && tables::huge::page_cache_map(&file, None).is_some();
     }
     let _ = (dir, table);
     false

@@ -154,8 +154,9 @@ impl TableBytes {
     /// the map is copied.
     pub fn to_huge_pages(&self) -> TableBytes {
         #[cfg(target_os = "linux")]
-        if let Backing::Mapped(_, file, offset) = &self._backing {
-            let body = crate::huge::page_cache_map(file).and_then(|map| {
+        if let Backing::Mapped(own, file, offset) = &self._backing {
+            let own = Some(own.as_ptr() as usize);
+            let body = crate::huge::page_cache_map(file, own).and_then(|map| {
                 let start = usize::try_from(*offset).ok()?;
                 let ptr = NonNull::new(
                     map.get(start..start.checked_add(self.len)?)?
