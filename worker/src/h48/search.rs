@@ -42,7 +42,8 @@
 //! Each lane step's prefetches are issued back to back once its indices are all
 //! computed, two steps' together from h7 on (`estimate::Burst`, `merge_steps`: on a
 //! host that maps the VM's memory in small pages, a prefetch holds the core up for its
-//! page walk, and walks issued together overlap). A
+//! page walk, and walks issued together overlap). Tasks are taken a few ahead of their
+//! start, so that their roots' entries are prefetched too ([`AHEAD`]). A
 //! child keeps only its move and estimates: its cubes are made from the node's where an
 //! estimate or its own expansion needs them (most children never do). The
 //! depth-first search keeps an explicit stack, so that [`search_lanes`] can interleave
@@ -158,6 +159,59 @@ fn merge_steps(bytes: u64, lanes: usize) -> usize {
 /// Nodes between two looks at the stop token.
 const CHECK_EVERY: u64 = 4096;
 
+/// How many tasks [`search_lanes`] takes from its source before it starts them, each
+/// task's root made and its two table entries prefetched when it is taken. A split depth
+/// near the lower bound is tens of thousands of prefixes of a few nodes each, and a start
+/// that read its root's entries cold waited for two random lines: a third of the time of
+/// a 15-move solve at h5 was there (docs/performance.md, "choices the search makes").
+const AHEAD: usize = 4;
+
+/// A task taken from the source of [`search_lanes`] ahead of its start.
+#[derive(Clone, Copy)]
+struct Task<'t> {
+    id: usize,
+    prefix: &'t [Move],
+    max_solutions: usize,
+    /// Its root, made and prefetched when it was taken (`None`: the start makes none).
+    root: Option<Root>,
+}
+
+/// A task's root: the position after its prefix, its inverse, and their probes, whose
+/// main-table entries were prefetched.
+#[derive(Clone, Copy)]
+struct Root {
+    n: Cube,
+    i: Cube,
+    pn: Probe,
+    pi: Probe,
+}
+
+impl Root {
+    /// The root of `prefix` on `cube` at `depth`, its entries prefetched; `None` where
+    /// the start will not read them (no moves left, or a prefix it refuses).
+    #[inline(always)]
+    fn prefetched<L: Lookup>(
+        p: &Pruner<L>,
+        cube: &Cube,
+        prefix: &[Move],
+        depth: u8,
+    ) -> Option<Root> {
+        if prefix.len() >= usize::from(depth) || usize::from(depth) > MAX_DEPTH {
+            return None;
+        }
+        let mut n = *cube;
+        for &m in prefix {
+            n = n.apply_move(m);
+        }
+        let i = n.inverse();
+        let pn = p.probe(&n, p.corner_word(&n));
+        let pi = p.probe(&i, p.corner_word(&i));
+        p.table.prefetch(pn.idx);
+        p.table.prefetch(pi.idx);
+        Some(Root { n, i, pn, pi })
+    }
+}
+
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
 /// several can run interleaved on one thread (see [`search_lanes`]).
 struct Lane<'a> {
@@ -219,20 +273,46 @@ pub fn search_lanes<'t, L: Lookup>(
     let merge = merge_steps(p.table.bytes(), lanes);
     let mut burst = Burst::new();
     let mut steps = 0;
+    // Tasks taken ahead of their start (`AHEAD`): `ahead[head..head + queued]`, modulo.
+    let mut ahead: [Option<Task<'t>>; AHEAD] = [None; AHEAD];
+    let (mut head, mut queued) = (0, 0);
+    let mut source = true;
     loop {
         // Fill the free lanes (`pool[running..]`) with new tasks; a task may finish at
         // its start.
         while more && running < lanes {
-            let Some((id, prefix, max_solutions)) = next() else {
+            while source && queued < AHEAD {
+                match next() {
+                    Some((id, prefix, max_solutions)) => {
+                        ahead[(head + queued) % AHEAD] = Some(Task {
+                            id,
+                            prefix,
+                            max_solutions,
+                            root: Root::prefetched(p, cube, prefix, depth),
+                        });
+                        queued += 1;
+                    }
+                    None => source = false,
+                }
+            }
+            let Some(task) = (queued > 0).then(|| ahead[head].take()).flatten() else {
                 more = false;
                 break;
             };
+            head = (head + 1) % AHEAD;
+            queued -= 1;
+            let Task {
+                id,
+                prefix,
+                max_solutions,
+                root,
+            } = task;
             if pool.len() == running {
                 pool.push(Lane::new(cube, stop));
             }
             let lane = &mut pool[running];
             lane.reset(id, max_solutions);
-            if lane.start(p, prefix, depth) {
+            if lane.start(p, prefix, depth, root.as_ref()) {
                 running += 1;
             } else {
                 done(id, lane.finish());
@@ -308,8 +388,15 @@ impl<'a> Lane<'a> {
         self.id = id;
     }
 
-    /// Sets up the root of the task; false if it is already finished.
-    fn start<L: Lookup>(&mut self, p: &Pruner<L>, prefix: &[Move], depth: u8) -> bool {
+    /// Sets up the root of the task (`root`: made ahead by [`Root::prefetched`] for this
+    /// prefix and depth); false if it is already finished.
+    fn start<L: Lookup>(
+        &mut self,
+        p: &Pruner<L>,
+        prefix: &[Move],
+        depth: u8,
+        root: Option<&Root>,
+    ) -> bool {
         let st = &mut self.path;
         if let Some(why) = (st.max_solutions == 0)
             .then_some(Stop::Completed)
@@ -323,22 +410,35 @@ impl<'a> Lane<'a> {
         if depth > MAX_DEPTH || prefix.len() > depth || !is_canonical(prefix) {
             return false;
         }
-        let mut n = st.cube;
         for &m in prefix {
-            n = n.apply_move(m);
             st.front[st.nf] = m;
             st.nf += 1;
         }
         let r = (depth - prefix.len()) as u8;
-        if r == 0 {
-            if n.is_solved() {
-                st.record(None);
+        let root = match root {
+            Some(root) => *root,
+            None => {
+                let mut n = st.cube;
+                for &m in prefix {
+                    n = n.apply_move(m);
+                }
+                if r == 0 {
+                    if n.is_solved() {
+                        st.record(None);
+                    }
+                    return false;
+                }
+                let i = n.inverse();
+                let (pn, pi) = (
+                    p.probe(&n, p.corner_word(&n)),
+                    p.probe(&i, p.corner_word(&i)),
+                );
+                Root { n, i, pn, pi }
             }
-            return false;
-        }
-        let i = n.inverse();
-        let hn = p.estimate(&n);
-        let hi = p.estimate(&i);
+        };
+        let (n, i) = (root.n, root.i);
+        let hn = root.pn.cd.max(p.table.value(&root.pn));
+        let hi = root.pi.cd.max(p.table.value(&root.pi));
         st.lookups += 2;
         st.nodes += 1;
         if hn.max(hi) > r {

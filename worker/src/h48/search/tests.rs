@@ -96,3 +96,48 @@ fn merged_prefetch_bursts_change_nothing_but_timing() {
         }
     }
 }
+
+/// Tasks taken ahead of their start ([`AHEAD`]) include tasks with no moves left (their
+/// prefix is the whole depth: no root is made ahead for them) and sources shorter and
+/// longer than the look-ahead: every task is answered once, as a lone search answers it.
+#[test]
+fn tasks_taken_ahead_are_each_answered_as_alone() {
+    let cocsep = super::super::cocsep::Cocsep::compute(&super::super::cocsep::sym_coord());
+    let p = Pruner {
+        coords: super::super::coords::Coords::new(),
+        cocsep,
+        table: Blind { bytes: 1 << 20 },
+        eo_bits: 0,
+    };
+    let cube = Cube::from_moves(&tables::parse_moves("R U2").unwrap());
+    let stop = StopToken::new();
+    for (depth, len, count) in [(2u8, 2usize, usize::MAX), (3, 2, 2), (3, 1, AHEAD + 1)] {
+        let prefixes: Vec<_> = tables::canonical::sequences(len)
+            .into_iter()
+            .take(count)
+            .collect();
+        let mut out: Vec<Option<Found>> = (0..prefixes.len()).map(|_| None).collect();
+        let mut next = prefixes.iter().enumerate();
+        search_lanes(
+            &p,
+            &cube,
+            depth,
+            3,
+            &stop,
+            &mut || next.next().map(|(i, q)| (i, &q[..], usize::MAX)),
+            &mut |i, f| assert!(out[i].replace(f).is_none(), "task {i} twice"),
+        );
+        let mut found = 0;
+        for (i, q) in prefixes.iter().enumerate() {
+            let got = out[i].take().expect("every task answered");
+            let lone = search(&p, &cube, q, depth, usize::MAX, &stop);
+            assert_eq!(got.solutions, lone.solutions, "depth {depth}, task {i}");
+            assert_eq!(got.nodes, lone.nodes, "depth {depth}, task {i}");
+            found += got.solutions.len();
+        }
+        if depth == 2 {
+            // The one 2-move solution: U2 R'.
+            assert_eq!(found, 1);
+        }
+    }
+}
