@@ -6,10 +6,10 @@
 //! it with huge pages, so the whole table needs a handful of TLB entries. Where huge pages
 //! are unavailable this is an ordinary aligned allocation.
 //!
-//! Better still, where the kernel keeps a file's page cache in 2 MiB folios (Linux 6.x on
-//! a filesystem with large folios: ext4 from 6.16, XFS, tmpfs), a map of the file itself is
-//! backed by huge pages ([`page_cache_map`]): no copy, no second copy of the table's
-//! memory, and one copy shared by every process that maps it.
+//! Better still, where the kernel keeps a file's page cache in 2 MiB folios (a kernel and
+//! filesystem whose page cache takes large folios, as Linux 6.18 with ext4), a map of the
+//! file itself is backed by huge pages ([`page_cache_map`]): no copy, no second copy of
+//! the table's memory, and one copy shared by every process that maps it.
 
 use std::alloc::{self, Layout};
 use std::ops::Deref;

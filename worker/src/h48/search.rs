@@ -146,8 +146,8 @@ const MERGE_FROM: u64 = 2 << 30;
 /// caches) a walk is long enough that two steps' prefetches in one burst pay: 10–30% more
 /// nodes a second on one thread. Below that, the first step's prefetches issued a step
 /// later arrive too late: 8% fewer at h3 and h5, 2–7% at h6 (1.9 GB) (docs/performance.md,
-/// "choices the search makes"). A lane must come back to its prefetches at least a step after they are
-/// issued, so a merge needs three lanes.
+/// "choices the search makes"). A lane must come back to its prefetches at least a step
+/// after they are issued, so a merge needs three lanes.
 fn merge_steps(bytes: u64, lanes: usize) -> usize {
     if bytes >= MERGE_FROM && lanes >= 3 {
         MERGE_MAX
@@ -199,6 +199,15 @@ impl Root {
         if prefix.len() >= usize::from(depth) || usize::from(depth) > MAX_DEPTH {
             return None;
         }
+        let root = Root::of(p, cube, prefix);
+        p.table.prefetch(root.pn.idx);
+        p.table.prefetch(root.pi.idx);
+        Some(root)
+    }
+
+    /// The root of `prefix` on `cube`, nothing prefetched.
+    #[inline(always)]
+    fn of<L: Lookup>(p: &Pruner<L>, cube: &Cube, prefix: &[Move]) -> Root {
         let mut n = *cube;
         for &m in prefix {
             n = n.apply_move(m);
@@ -206,9 +215,7 @@ impl Root {
         let i = n.inverse();
         let pn = p.probe(&n, p.corner_word(&n));
         let pi = p.probe(&i, p.corner_word(&i));
-        p.table.prefetch(pn.idx);
-        p.table.prefetch(pi.idx);
-        Some(Root { n, i, pn, pi })
+        Root { n, i, pn, pi }
     }
 }
 
@@ -418,22 +425,14 @@ impl<'a> Lane<'a> {
         let root = match root {
             Some(root) => *root,
             None => {
-                let mut n = st.cube;
-                for &m in prefix {
-                    n = n.apply_move(m);
-                }
+                let root = Root::of(p, &st.cube, prefix);
                 if r == 0 {
-                    if n.is_solved() {
+                    if root.n.is_solved() {
                         st.record(None);
                     }
                     return false;
                 }
-                let i = n.inverse();
-                let (pn, pi) = (
-                    p.probe(&n, p.corner_word(&n)),
-                    p.probe(&i, p.corner_word(&i)),
-                );
-                Root { n, i, pn, pi }
+                root
             }
         };
         let (n, i) = (root.n, root.i);
