@@ -214,6 +214,8 @@ fn h48_k2_build_stopped_and_resumed_writes_the_same_bytes() {
     assert_eq!(out.unwrap(), Outcome::Written);
     assert_eq!(open(&dir, name).header().checksum, checksum);
     assert!(!checkpoint::path(&dir, name).exists());
+    // Checked: its 0.24 GB are not kept between runs.
+    let _ = std::fs::remove_file(tablefile::table_path(&dir, name));
 }
 
 /// `build_table_with_base` (`tables build NAME --base B`): a base is refused where a table
@@ -227,7 +229,7 @@ fn a_k2_table_built_with_another_base_holds_it_and_serves() {
     for name in ["cocsep", "h48h0k4"] {
         let to = tablefile::table_path(&dir, name);
         if !to.exists() {
-            std::fs::copy(tablefile::table_path(&src, name), &to).unwrap();
+            h48_common::link_or_copy(&tablefile::table_path(&src, name), &to);
         }
     }
     let silent = &tables::progress::Silent;

@@ -28,6 +28,16 @@ pub fn ensure(name: &str) -> PathBuf {
     dir
 }
 
+/// `to` made the same file as `from`: a hard link where the file system allows one, a
+/// copy otherwise (test directories share their large inputs instead of holding copies:
+/// a CI run once died of a full disk).
+pub fn link_or_copy(from: &std::path::Path, to: &std::path::Path) {
+    let _ = std::fs::remove_file(to);
+    if std::fs::hard_link(from, to).is_err() {
+        std::fs::copy(from, to).expect("copying a test table");
+    }
+}
+
 /// A solver over the cached h48h0k4 table (built on first use, about 15 s).
 pub fn h0k4() -> &'static H48Solver {
     static S: OnceLock<H48Solver> = OnceLock::new();
@@ -50,8 +60,7 @@ pub fn h2k2_base3() -> &'static H48Solver {
         for name in ["cocsep", "h48h0k4"] {
             let to = tables::tablefile::table_path(&dir, name);
             if !to.exists() {
-                std::fs::copy(tables::tablefile::table_path(&src, name), &to)
-                    .expect("copying a test table");
+                link_or_copy(&tables::tablefile::table_path(&src, name), &to);
             }
         }
         let cs = worker::h48::cocsep::Cocsep::open(&dir).expect("opening cocsep");
@@ -72,11 +81,10 @@ pub fn h2k2_base3_eoesep() -> &'static H48Solver {
         let dir = tables_dir().join("k2-base3-eoesep");
         std::fs::create_dir_all(&dir).expect("creating the eoesep test directory");
         for name in ["cocsep", "h48h2k2"] {
-            std::fs::copy(
-                tables::tablefile::table_path(&src, name),
-                tables::tablefile::table_path(&dir, name),
-            )
-            .expect("copying a test table");
+            link_or_copy(
+                &tables::tablefile::table_path(&src, name),
+                &tables::tablefile::table_path(&dir, name),
+            );
         }
         worker::h48::eoesep::Eoesep::build(&dir, &tables::progress::Silent)
             .expect("generating eoesep");
