@@ -191,8 +191,11 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
         tx,
         events: relayed,
     };
+    // Every depth from the split depth on is recorded split: the replay needs each
+    // prefix's nodes at each depth.
     let cfg = coordinator::Config {
         prefix_len: RECORD_PREFIX_LEN,
+        whole_nodes: 0,
         ..run.cfg.clone()
     };
     let mut got = None;

@@ -5,7 +5,7 @@
 mod fake;
 
 use coordinator::{Action, Config, Deepening, ExecutorId, Progress, RequestId, Scheduler};
-use fake::{answer, result, truth, PREFIX_LEN, TABLE};
+use fake::{answer, hash, result, truth, PREFIX_LEN, TABLE};
 use proto::{Job, JobOutput, Method, Record, Settings, Solved, Stop, Work};
 use std::collections::VecDeque;
 use tables::{Cube, Move, Position, SplitMix64};
@@ -19,6 +19,7 @@ fn cfg() -> Config {
         batch_size: 4,
         split_depth: 12,
         prefix_len: PREFIX_LEN,
+        whole_nodes: 0,
         // The fake truths are not symmetric: every prefix may hold a made-up solution.
         symmetry: false,
         jobs_per_slot: 2,
@@ -75,7 +76,17 @@ fn run_to_end(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, Vec<Job>) {
 
 /// One position solved on two executors, with a resume hint.
 fn solve(settings: Settings, p: Position, hint: Option<u8>) -> (Record, Vec<Job>) {
-    let mut s = Scheduler::new(cfg());
+    solve_with(cfg(), settings, p, hint)
+}
+
+/// [`solve`] with the scheduler configured as `cfg` says.
+fn solve_with(
+    cfg: Config,
+    settings: Settings,
+    p: Position,
+    hint: Option<u8>,
+) -> (Record, Vec<Job>) {
+    let mut s = Scheduler::new(cfg);
     s.add_executor(E1, 2, vec![TABLE.into()]);
     s.add_executor(E2, 1, vec![TABLE.into()]);
     let req = s.open_request(settings, TABLE.into());
@@ -102,6 +113,47 @@ fn shallow_lengths(job: &Job) -> (u8, u8) {
         Work::Batch { settings, .. } => (settings.min_length, settings.max_length),
         Work::Subtrees(_) => panic!("the first job is the shallow one"),
     }
+}
+
+/// A depth is searched whole while the depth after it is predicted small (169 times the
+/// nodes of the previous whole job, at most `whole_nodes`), one job a depth after the
+/// shallow one, each from past the lengths proved empty; the record is the split
+/// search's, its nodes those of every job. One node over the threshold and the depths
+/// are split as before.
+#[test]
+fn small_depths_are_searched_whole_and_keep_the_split_record() {
+    // Distance 14, lower bound 12: the shallow job proves 11 empty.
+    let p = position_with(14, 12);
+    let per_job = hash(p.cube()) % 500;
+    assert!(per_job > 0, "the fake search of this position has nodes");
+    let settings = Settings::default();
+    let (split, split_jobs) = solve(settings.clone(), p, None);
+    assert_eq!(first_subtree_depth(&split_jobs), Some(12));
+    let at = |whole_nodes| Config {
+        whole_nodes,
+        ..cfg()
+    };
+    let (just_over, jobs) = solve_with(at(per_job * 169 - 1), settings.clone(), p, None);
+    assert_eq!(first_subtree_depth(&jobs), Some(12));
+    assert_eq!(jobs.iter().filter(|j| !is_subtrees(j)).count(), 1);
+    let (whole, jobs) = solve_with(at(per_job * 169), settings, p, None);
+    assert_eq!(first_subtree_depth(&jobs), None);
+    let lengths: Vec<(u8, u8)> = jobs.iter().map(shallow_lengths).collect();
+    assert_eq!(lengths, [(0, 11), (12, 12), (13, 13), (14, 14)]);
+    let (a, b) = (solved(&split), solved(&whole));
+    assert_eq!(b.solutions, a.solutions);
+    assert!(!b.solutions.is_empty());
+    assert_eq!(
+        (b.optimal, b.depth_exhausted, b.stop),
+        (a.optimal, a.depth_exhausted, a.stop)
+    );
+    assert_eq!(b.depth_exhausted, Some(13));
+    assert_eq!(b.nodes, 4 * per_job, "every whole job's nodes");
+    assert_eq!(solved(&just_over).solutions, a.solutions);
+}
+
+fn is_subtrees(job: &Job) -> bool {
+    matches!(job.work, Work::Subtrees(_))
 }
 
 #[test]

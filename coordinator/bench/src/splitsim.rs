@@ -153,6 +153,8 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
         Position::parse(&h.position).map_err(|_| SplitError::Position(h.position.clone()))?;
     let mut cfg = opts.config.clone();
     cfg.split_depth = h.split_depth;
+    // The trace holds every depth from its split depth on split, as it was recorded.
+    cfg.whole_nodes = 0;
     if let Some(hb) = opts.heartbeat_us {
         cfg.lease_us.get_or_insert(hb.saturating_mul(3));
     }

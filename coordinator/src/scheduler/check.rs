@@ -47,7 +47,7 @@ impl Scheduler {
                     }
                 }
             }
-            (Kind::Shallow { seq }, JobOutput::Batch(rs)) => {
+            (Kind::Shallow { seq, .. }, JobOutput::Batch(rs)) => {
                 let p = r.lines.get(*seq)?;
                 for a in rs.iter().filter_map(|a| a.as_ref().ok()) {
                     if let Some(why) = whole_fault(&p.position, &a.solutions) {

@@ -149,11 +149,18 @@ impl Scheduler {
                 settings: settings.clone(),
                 items: seqs.iter().filter_map(|&seq| item(seq)).collect(),
             },
-            Kind::Shallow { seq } => {
+            Kind::Shallow { seq, cap } => {
                 let p = req.lines.get(*seq)?;
-                let searched = deepen::resumed_settings(settings, p.proved_empty);
+                let mut searched = deepen::resumed_settings(settings, p.proved_empty);
+                if p.earlier != (0, 0) {
+                    // A later whole job: the time its position has left.
+                    searched.time_limit_ms = settings.time_limit_ms.map(|l| {
+                        let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
+                        l.saturating_sub(spent).max(1)
+                    });
+                }
                 Work::Batch {
-                    settings: deepen::shallow_settings(&searched, self.cfg.split_depth),
+                    settings: deepen::shallow_settings(&searched, cap.saturating_add(1)),
                     items: item(*seq).into_iter().collect(),
                 }
             }

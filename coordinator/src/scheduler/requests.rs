@@ -87,6 +87,7 @@ impl Scheduler {
             jobs: JobSet::Empty,
             split: None,
             proved_empty,
+            earlier: (0, 0),
         });
         match r.settings.method {
             Method::TwoPhase => {
@@ -96,7 +97,8 @@ impl Scheduler {
                 }
             }
             Method::Optimal => {
-                self.new_job(req, Kind::Shallow { seq }, (req, seq, 0, 0));
+                let cap = self.cfg.split_depth.saturating_sub(1);
+                self.new_job(req, Kind::Shallow { seq, cap }, (req, seq, 0, 0));
             }
         }
     }

@@ -107,12 +107,12 @@ impl Scheduler {
                     }
                 }
             }
-            (Kind::Shallow { seq }, JobOutput::Batch(mut results)) => {
+            (Kind::Shallow { seq, cap }, JobOutput::Batch(mut results)) => {
                 let key = PosKey { req, seq };
                 match results.pop() {
                     Some(Ok(r)) => {
                         self.counters.nodes += r.nodes;
-                        self.after_shallow(key, r);
+                        self.after_shallow(key, cap, r);
                     }
                     Some(Err(e)) => self.finish(key, Err(RecordError::Job(e.error))),
                     None => {}
@@ -148,18 +148,44 @@ impl Scheduler {
         }
     }
 
-    pub(super) fn after_shallow(&mut self, key: PosKey, r: PositionResult) {
-        let split_depth = self.cfg.split_depth;
+    /// A whole job's result (every length up to `cap` searched): the position's record,
+    /// its next whole job, or its split.
+    pub(super) fn after_shallow(&mut self, key: PosKey, cap: u8, mut r: PositionResult) {
+        let whole_nodes = self.cfg.whole_nodes;
         let Some(req) = self.requests.get_mut(&key.req) else {
             return;
         };
         let Some(p) = req.lines.get_mut(key.seq) else {
             return;
         };
+        // The depths after `cap` are predicted from this job's nodes (all of them its
+        // last depth's, an overestimate for a job of several depths), 13 times as many
+        // each; a job that searched nothing (a lower bound past its cap) predicts
+        // nothing. The next depth is searched whole while the one after it is small too
+        // (see [`Config::whole_nodes`]).
+        let own = r.nodes;
+        r.nodes = r.nodes.saturating_add(p.earlier.0);
+        r.lookups = r.lookups.saturating_add(p.earlier.1);
         let (every, len, reduce) = (&self.prefixes, self.cfg.prefix_len, self.cfg.symmetry);
         let prefixes = || deepen::Prefixes::of(&p.position, len, every, reduce);
-        match deepen::after_shallow(&req.settings, split_depth, r, p.proved_empty, prefixes) {
+        let split = cap.saturating_add(1);
+        let (nodes, lookups) = (r.nodes, r.lookups);
+        match deepen::after_shallow(&req.settings, split, r, p.proved_empty, prefixes) {
             AfterShallow::Done(solved) => self.finish(key, Ok(solved)),
+            AfterShallow::Deepen(deep)
+                if own > 0
+                    && deep.current() == split
+                    && deep.exhausted() == Some(cap)
+                    && (own as f64) * 169.0 <= whole_nodes as f64 =>
+            {
+                // Every length up to `cap` proved empty, and the next is small: searched
+                // whole too (a split depth costs its subtrees' starts whatever its nodes).
+                p.proved_empty = Some(cap);
+                p.earlier = (nodes, lookups);
+                let prio = (key.req, key.seq, split, 0);
+                let (req, seq) = (key.req, key.seq);
+                self.new_job(req, Kind::Shallow { seq, cap: split }, prio);
+            }
             AfterShallow::Deepen(deep) => {
                 let deadline = req.settings.time_limit_ms.and_then(|l| {
                     let start = p.started?;

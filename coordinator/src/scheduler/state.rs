@@ -23,8 +23,10 @@ pub(super) struct PosKey {
 pub(super) enum Kind {
     /// Whole positions with the request's settings (two-phase).
     Batch { seqs: Vec<u64> },
-    /// One optimal position searched whole up to `split_depth - 1`.
-    Shallow { seq: u64 },
+    /// One optimal position searched whole up to `cap`: `split_depth - 1` for its
+    /// first job; then one depth more a job while a depth is predicted small (see
+    /// [`Config::whole_nodes`]), every length up to the previous cap proved empty.
+    Shallow { seq: u64, cap: u8 },
     /// Subtrees of one optimal position at one depth.
     Subtrees {
         seq: u64,
@@ -38,7 +40,7 @@ impl Kind {
     pub(super) fn seqs(&self) -> &[u64] {
         match self {
             Kind::Batch { seqs } => seqs,
-            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => std::slice::from_ref(seq),
+            Kind::Shallow { seq, .. } | Kind::Subtrees { seq, .. } => std::slice::from_ref(seq),
         }
     }
 
@@ -46,7 +48,7 @@ impl Kind {
     pub(super) fn single(&self) -> Option<u64> {
         match self {
             Kind::Batch { .. } => None,
-            Kind::Shallow { seq } | Kind::Subtrees { seq, .. } => Some(*seq),
+            Kind::Shallow { seq, .. } | Kind::Subtrees { seq, .. } => Some(*seq),
         }
     }
 }
@@ -193,8 +195,11 @@ pub(super) struct Pos {
     pub(super) jobs: JobSet,
     /// Deepening state, once an optimal position is split.
     pub(super) split: Option<Box<Split>>,
-    /// Resume hint: every length up to this one is known to have no solution.
+    /// Resume hint: every length up to this one is known to have no solution (the
+    /// client's, or past it what this position's earlier whole jobs proved).
     pub(super) proved_empty: Option<u8>,
+    /// Nodes and lookups of its whole jobs before the latest.
+    pub(super) earlier: (u64, u64),
 }
 
 /// One request: its settings, its lines in flight, its jobs.

@@ -18,6 +18,14 @@ pub struct Config {
     pub split_depth: u8,
     /// Length of the move prefixes a split depth is cut into (4: 43,254 subtrees).
     pub prefix_len: usize,
+    /// A depth from `split_depth` on is still searched whole, in one job, while the
+    /// depth after it is predicted to hold at most this many nodes (13 times as many per
+    /// depth as the previous whole job measured): a split depth costs its 43,254 subtree
+    /// starts and their bookkeeping whatever its nodes, which was most of a 15-mover's
+    /// time. The depth after the whole ones is split, small, and ranked by nothing; its
+    /// counts rank the next (a deep depth searched in no order visited 1.3 times the
+    /// nodes). 0: every depth from `split_depth` on is split.
+    pub whole_nodes: u64,
     /// Cut a split position with symmetries into one prefix per orbit of its symmetry
     /// group, and make its solutions whole from those ([`tables::symmetry::PrefixOrbits`]);
     /// `false`: every prefix, as for a position with none (to measure the reduction).
@@ -47,6 +55,7 @@ impl Default for Config {
             batch_size: 128,
             split_depth: 12,
             prefix_len: 4,
+            whole_nodes: 1_000_000,
             symmetry: true,
             jobs_per_slot: 8,
             job_round_trips: 10.0,

@@ -63,6 +63,24 @@ pub fn extend(start: &[Move], len: usize, salt: u64) -> Vec<Move> {
     s
 }
 
+/// The solutions a whole search finds at the distance: those the subtrees hold (the
+/// same whichever way the position is searched), sorted, as many as asked.
+fn whole_solutions(t: &Truth, prefixes: &[Vec<Move>], max: Option<u32>) -> Vec<Vec<Move>> {
+    let mut sols: Vec<Vec<Move>> = (t.at_distance.iter())
+        .map(|&idx| {
+            extend(
+                &prefixes[idx],
+                t.distance as usize - prefixes[idx].len(),
+                idx as u64,
+            )
+        })
+        .collect();
+    sols.sort();
+    sols.dedup();
+    sols.truncate(max.map_or(usize::MAX, |m| m as usize));
+    sols
+}
+
 /// The deterministic answer to a job.
 pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
     match &job.work {
@@ -90,7 +108,7 @@ pub fn answer(job: &Job, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
                     PositionResult {
                         line: it.line,
                         solutions: if found {
-                            vec![filler(t.distance as usize, h)]
+                            whole_solutions(&t, prefixes, settings.max_solutions)
                         } else {
                             vec![]
                         },
