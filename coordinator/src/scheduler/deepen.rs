@@ -3,7 +3,10 @@
 //!
 //! A position first runs whole up to `split_depth - 1` in one job (a "shallow" job: most
 //! scrambles of a batch are not that short, but it costs milliseconds and yields the
-//! lower bound). From then on each depth `d` is cut into the canonical move prefixes of
+//! lower bound); more whole jobs of one depth each follow while the depth after the next
+//! is predicted small (`Config::whole_nodes`, decided in `results.rs`, each such job
+//! searching past the lengths proved empty as a resumed search does). From then on each
+//! depth `d` is cut into the canonical move prefixes of
 //! `prefix_len` moves, grouped into jobs in the order of their node counts at the
 //! previous depth (a subtree that held many nodes holds many positions close to solved,
 //! so it is likelier to hold a solution; prefixes ending in U, R or F have 15
