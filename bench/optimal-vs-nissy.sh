@@ -31,8 +31,8 @@
 # runs either tool: wall clock from start to exit (`/usr/bin/time`). That includes loading
 # the table: nissy-core `fread`s the whole file into memory before it searches; cubeswarm
 # maps it and searches at once (copying it into huge pages in the background). Each round
-# also times both tools on a 1-move position, and the "search" figures subtract that start-up
-# cost from each wall time. cubeswarm's own `millis` (the solve from its first job, the
+# also times both tools on a 1-move position (three times, the median kept), and the
+# "search" figures subtract that start-up cost from each wall time. cubeswarm's own `millis` (the solve from its first job, the
 # table already open) is printed too. nissy-core prints no time of its own.
 #
 # Checks: every cubeswarm solution is checked by cubeswarm before it is reported; every
@@ -155,10 +155,17 @@ printf '%-5s %-4s %-4s %10s %10s %10s %8s %14s %14s %8s\n' round pos len cs_wall
   nissy_wall ratio cs_nodes nissy_nodes n_ratio
 : >"$WORK/rows"
 for r in $(seq 1 "$ROUNDS"); do
-  # Start-up cost of each tool this round: a 1-move position.
-  read -r cs0 _ <<<"$(run_cs "U")"
-  read -r ni0 _ <<<"$(run_nissy "U")"
-  echo "round $r start-up (1-move position): cubeswarm $cs0 s, nissy-core $ni0 s"
+  # Start-up cost of each tool this round: a 1-move position, three times alternating,
+  # the median kept (it is taken off every position of the round: one slow start, as
+  # nissy-core's 1.4-3.8 s under THP `always`, would skew them all).
+  cs_t=(); ni_t=()
+  for _ in 1 2 3; do
+    read -r t _ <<<"$(run_cs "U")"; cs_t+=("$t")
+    read -r t _ <<<"$(run_nissy "U")"; ni_t+=("$t")
+  done
+  cs0=$(printf '%s\n' "${cs_t[@]}" | sort -g | sed -n 2p)
+  ni0=$(printf '%s\n' "${ni_t[@]}" | sort -g | sed -n 2p)
+  echo "round $r start-up (1-move position, median of ${cs_t[*]} / ${ni_t[*]}): cubeswarm $cs0 s, nissy-core $ni0 s"
   i=0
   while IFS= read -r mv; do
     i=$((i + 1))
