@@ -144,6 +144,13 @@ impl Scheduler {
                 position: p.position,
             })
         };
+        // The time a position has left of its limit, from its first dispatch.
+        let time_left = |p: &Pos| {
+            settings.time_limit_ms.map(|l| {
+                let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
+                l.saturating_sub(spent).max(1)
+            })
+        };
         let work = match &j.kind {
             Kind::Batch { seqs } => Work::Batch {
                 settings: settings.clone(),
@@ -154,10 +161,7 @@ impl Scheduler {
                 let mut searched = deepen::resumed_settings(settings, p.proved_empty);
                 if p.earlier != (0, 0) {
                     // A later whole job: the time its position has left.
-                    searched.time_limit_ms = settings.time_limit_ms.map(|l| {
-                        let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
-                        l.saturating_sub(spent).max(1)
-                    });
+                    searched.time_limit_ms = time_left(p);
                 }
                 Work::Batch {
                     settings: deepen::shallow_settings(&searched, cap.saturating_add(1)),
@@ -171,10 +175,7 @@ impl Scheduler {
             } => {
                 let p = req.lines.get(*seq)?;
                 let deep = &p.split.as_ref()?.deep;
-                let time_limit_ms = settings.time_limit_ms.map(|l| {
-                    let spent = now.saturating_sub(p.started.unwrap_or(now)) / 1000;
-                    l.saturating_sub(spent).max(1)
-                });
+                let time_limit_ms = time_left(p);
                 Work::Subtrees(SubtreeWork {
                     position: p.position,
                     depth: *depth,

@@ -182,9 +182,8 @@ impl Scheduler {
                 // whole too (a split depth costs its subtrees' starts whatever its nodes).
                 p.proved_empty = Some(cap);
                 p.earlier = (nodes, lookups);
-                let prio = (key.req, key.seq, split, 0);
                 let (req, seq) = (key.req, key.seq);
-                self.new_job(req, Kind::Shallow { seq, cap: split }, prio);
+                self.new_job(req, Kind::Shallow { seq, cap: split }, (req, seq, split, 0));
             }
             AfterShallow::Deepen(deep) => {
                 let deadline = req.settings.time_limit_ms.and_then(|l| {
