@@ -106,15 +106,17 @@ pub fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::P
     Some(bar)
 }
 
-/// Where a command writes its results: `path` (created, or emptied), or standard output;
+/// Where a command writes its results: `path` (created, or emptied, and locked for the
+/// run; never the file `input` names: see [`frontend::outfile`]), or standard output;
 /// buffered.
-pub fn output(path: Option<&std::path::Path>) -> anyhow::Result<Box<dyn std::io::Write>> {
-    use anyhow::Context as _;
+pub fn output(
+    path: Option<&std::path::Path>,
+    input: Option<&std::path::Path>,
+) -> anyhow::Result<Box<dyn std::io::Write>> {
     Ok(match path {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .with_context(|| format!("cannot create output file {}", p.display()))?,
-        )),
+        Some(p) => Box::new(std::io::BufWriter::new(frontend::outfile::create(
+            p, input,
+        )?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
 }

@@ -58,11 +58,9 @@ pub fn run(dir: &Path, a: ScrambleArgs) -> anyhow::Result<()> {
     if a.count == 0 {
         bail!("--count must be at least 1");
     }
-    let threads = match a.threads {
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) => n,
-        None => crate::bench_cmd::default_threads(),
-    };
+    // Never more threads than scrambles.
+    let threads = frontend::settings::threads(a.threads, &frontend::Dialect::CLI)?
+        .min(usize::try_from(a.count).unwrap_or(usize::MAX));
     let seed = match a.seed {
         Some(s) => s,
         None => {
@@ -81,7 +79,7 @@ pub fn run(dir: &Path, a: ScrambleArgs) -> anyhow::Result<()> {
         .thread_name(|i| format!("cubeswarm-scramble-{i}"))
         .build()
         .context("starting the scramble threads")?;
-    let mut out = crate::progress::output(a.output.as_deref())?;
+    let mut out = crate::progress::output(a.output.as_deref(), None)?;
     let bar = progress_bar(!a.quiet, a.count);
     let start = Instant::now();
     let mut written = 0u64;

@@ -4,7 +4,6 @@
 //! [`crate::remote_solve`]). This file turns the flags into the library's terms and
 //! draws what the user sees.
 
-use crate::bench_cmd::default_threads;
 use crate::progress::{print_summary, progress_bar, Bars};
 use crate::remote_solve;
 use crate::Common;
@@ -185,7 +184,10 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     if a.resume {
         bail!("--resume continues the output file of a cluster run; use it with --coordinator");
     }
-    let threads = a.threads.unwrap_or_else(default_threads).max(1);
+    let mut threads = frontend::settings::threads(a.threads, &Dialect::CLI)?;
+    if single.is_some() {
+        threads = frontend::settings::threads_for_one(threads, a.method);
+    }
     let cfg = coordinator::Config {
         symmetry: !a.no_symmetry,
         ..coordinator::Config::default()
@@ -199,7 +201,7 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     )?;
     let tables = Embedded::open(dir, &table, &Dialect::CLI, &Bars::new(!a.quiet))?;
     let pool = tables.executors(1, threads)?;
-    let mut out = crate::progress::output(a.output.as_deref())?;
+    let mut out = crate::progress::output(a.output.as_deref(), a.input.as_deref())?;
     if let Some(path) = &a.trace {
         let (Some(position), Some(text)) = (single, &a.position) else {
             bail!("--trace records the search of one position given on the command line");
@@ -297,8 +299,11 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         time_limit: a.time_limit,
         anytime: a.anytime,
     };
-    // Checked before any table is opened (or built).
+    // Checked before any table is opened (or built), and before anything is written.
     let settings = asked.settings(&Dialect::CLI)?;
+    if let Some(output) = &a.output {
+        frontend::outfile::check_not_input(a.input.as_deref(), output)?;
+    }
     let single = a
         .position
         .as_deref()

@@ -73,13 +73,11 @@ pub fn run(dir: &Path, common: &Common, a: WorkerArgs) -> anyhow::Result<()> {
     if !(a.grace_period.is_finite() && a.grace_period >= 0.0) {
         anyhow::bail!("--grace-period must be a number of seconds, 0 or more");
     }
-    if a.threads == Some(0) {
-        anyhow::bail!("--threads must be at least 1");
-    }
+    let threads = frontend::settings::threads(a.threads, &frontend::Dialect::CLI)?;
     let mut session = SessionOptions::new(common.client_config(&a.coordinator)?);
     // Check the URL and TLS files now rather than after the tables.
     session.coordinator.endpoint()?;
-    session.threads = a.threads.unwrap_or(0);
+    session.threads = threads;
     session.grace = Duration::from_secs_f64(a.grace_period.min(1e9));
     if let Some(id) = a.worker_id {
         session.worker_id = id;

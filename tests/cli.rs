@@ -91,7 +91,7 @@ fn bad_input_is_one_clear_line_and_nonzero_exit() {
 }
 
 /// A scramble in cubing.js notation: slices, wide moves, rotations, brackets, comments
-/// and newlines, each the cube its face moves make (seen from the centres).
+/// and newlines, each the cube its face moves make (as the cube is held at the end).
 #[test]
 fn show_reads_cubing_js_notation() {
     let facelets = |position: &str| {
@@ -109,7 +109,7 @@ fn show_reads_cubing_js_notation() {
     );
     assert_eq!(
         facelets("r U R' // wide\nx (R U)'"),
-        facelets("L F R' D' R'")
+        facelets("L B R' U' R'")
     );
     assert_eq!(facelets("x y z2"), facelets(""));
 }

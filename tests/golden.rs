@@ -7,7 +7,10 @@
 //! exit code is 3 (was 0 or 1) when `solve` ran to its end but lines have no solution
 //! (every batch case, whose input has bad lines, and the `*_nosol*` cases), so that a
 //! script can tell (issue 17); `tp_csv_n3.stdout` marks optimal only the solutions as
-//! short as the proved first one, no longer every solution listed with it (issue 38).
+//! short as the proved first one, no longer every solution listed with it (issue 38);
+//! the 53-character line of face letters (ids 15, 29 and 43 of every batch case) is read
+//! as a scramble, as any token that is not 54 characters is, and its error says that both
+//! readings failed instead of "a facelet string has 54 stickers, found 53" (issue 50).
 //!
 //! Compared byte for byte, except what a clock or the job split decides: the `millis`
 //! of JSONL and CSV records, and the `nodes` of optimal JSONL records (the nodes spent

@@ -3,7 +3,7 @@
 
 use crate::scheduler::Config;
 use proto::{Method, RecordError, Settings};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::sync::{Arc, Condvar, Mutex};
 use tables::Position;
 
@@ -40,9 +40,48 @@ pub struct InputLine {
 /// The UTF-8 byte-order mark, which some editors write at the start of a text file.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The most bytes of one line kept in memory: the bound on a position's text
+/// ([`tables::MAX_TEXT_BYTES`]) and room for the whitespace around it. A longer line is
+/// read through to its end without being kept, and is its own error record.
+const MAX_LINE_KEPT: usize = tables::MAX_TEXT_BYTES + 64;
+
+/// Reads one line (with its newline) into `buf`, keeping at most [`MAX_LINE_KEPT`] bytes.
+/// Returns the bytes read (0 at the end of input) and whether the line was longer than
+/// what was kept (the rest read and dropped); for such a line, the bytes read do not
+/// count its newline.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(usize, bool)> {
+    let kept = input
+        .by_ref()
+        .take(MAX_LINE_KEPT as u64 + 1)
+        .read_until(b'\n', buf)?;
+    if kept <= MAX_LINE_KEPT || buf.last() == Some(&b'\n') {
+        return Ok((kept, false));
+    }
+    let mut len = kept;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok((len, true));
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                input.consume(i + 1);
+                return Ok((len + i, true));
+            }
+            None => {
+                let used = chunk.len();
+                input.consume(used);
+                len += used;
+            }
+        }
+    }
+}
+
 /// Reads `input` line by line, hands each position line (parsed) to `emit`, and skips
-/// blanks and comments. A byte-order mark at the start of the input is not part of line
-/// 1. Stops at the end of input, at a read error, or when `emit` returns false.
+/// blanks and comments. A byte-order mark at the start of the input is not part of the
+/// first line. A line longer than a position's text may be ([`tables::MAX_TEXT_BYTES`])
+/// is read in bounded memory and is an error record of its own (with an empty input
+/// text). Stops at the end of input, at a read error, or when `emit` returns false.
 pub fn read_lines<R: BufRead>(
     mut input: R,
     mut emit: impl FnMut(InputLine) -> bool,
@@ -51,10 +90,22 @@ pub fn read_lines<R: BufRead>(
     let mut n = 0u64;
     loop {
         buf.clear();
-        if input.read_until(b'\n', &mut buf)? == 0 {
+        let (len, too_long) = read_line(&mut input, &mut buf)?;
+        if len == 0 {
             return Ok(());
         }
         n += 1;
+        if too_long {
+            let item = InputLine {
+                line: n,
+                input: String::new(),
+                parsed: Err(tables::ParseError::TooLong { bytes: len }.into()),
+            };
+            if !emit(item) {
+                return Ok(());
+            }
+            continue;
+        }
         let bytes = match buf.strip_prefix(BOM) {
             Some(rest) if n == 1 => rest,
             _ => &buf[..],
@@ -157,6 +208,41 @@ mod tests {
         assert!(got[0].parsed.is_ok());
         assert!(matches!(got[1].parsed, Err(RecordError::NotUtf8)));
         assert!(matches!(got[2].parsed, Err(RecordError::Parse(_))));
+    }
+
+    /// A line past the bound is its own error record, read through without being kept;
+    /// the lines around it are read as ever.
+    #[test]
+    fn an_overlong_line_is_its_own_record_and_the_rest_are_read() {
+        let long = "R U ".repeat(tables::MAX_TEXT_BYTES / 4 + 100);
+        let data = format!("F\n{long}\nB\n{long}");
+        // A reader with a small buffer, so the long line's rest is skipped chunk by chunk.
+        let input = std::io::BufReader::with_capacity(1000, data.as_bytes());
+        let mut got = Vec::new();
+        read_lines(input, |l| {
+            got.push(l);
+            true
+        })
+        .unwrap();
+        assert_eq!(got.iter().map(|l| l.line).collect::<Vec<_>>(), [1, 2, 3, 4]);
+        assert!(got[0].parsed.is_ok() && got[2].parsed.is_ok());
+        assert_eq!(got[2].input, "B");
+        for l in [&got[1], &got[3]] {
+            assert_eq!(l.input, "");
+            let e = l.parsed.as_ref().unwrap_err().to_string();
+            assert!(e.contains(&long.len().to_string()), "{e}");
+        }
+        // A line just within the bound is parsed (and refused by the parser's own bound
+        // only when its text is over it).
+        let within = "U ".repeat(tables::MAX_TEXT_BYTES / 2);
+        let mut one = Vec::new();
+        read_lines(format!("{within}\n").as_bytes(), |l| {
+            one.push(l);
+            true
+        })
+        .unwrap();
+        assert_eq!(one[0].input, within.trim());
+        assert!(one[0].parsed.is_ok(), "{:?}", one[0].parsed);
     }
 
     #[test]

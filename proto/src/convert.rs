@@ -354,6 +354,7 @@ impl From<&SettingsError> for w::SettingsError {
                 max: max.into(),
             }),
             SettingsError::NoSolutions => Kind::NoSolutions(true),
+            SettingsError::TooManySolutions { value } => Kind::TooManySolutions(value),
             SettingsError::EverySolutionTwoPhase => Kind::EverySolutionTwoPhase(true),
             SettingsError::AnytimeOptimal => Kind::AnytimeOptimal(true),
             SettingsError::AnytimeWithoutTimeLimit => Kind::AnytimeWithoutTimeLimit(true),
@@ -376,6 +377,7 @@ impl TryFrom<w::SettingsError> for SettingsError {
                     max: u8_from("settings_error.max", m.max)?,
                 },
                 Kind::NoSolutions(_) => SettingsError::NoSolutions,
+                Kind::TooManySolutions(value) => SettingsError::TooManySolutions { value },
                 Kind::EverySolutionTwoPhase(_) => SettingsError::EverySolutionTwoPhase,
                 Kind::AnytimeOptimal(_) => SettingsError::AnytimeOptimal,
                 Kind::AnytimeWithoutTimeLimit(_) => SettingsError::AnytimeWithoutTimeLimit,
@@ -534,6 +536,7 @@ fn bad_line_kind_wire(k: BadLineKind) -> w::BadLineKind {
         BadLineKind::Notation => w::BadLineKind::Notation,
         BadLineKind::Facelets => w::BadLineKind::Facelets,
         BadLineKind::Unsolvable => w::BadLineKind::Unsolvable,
+        BadLineKind::TooLong => w::BadLineKind::TooLong,
     }
 }
 
@@ -542,6 +545,7 @@ fn bad_line_kind_from(field: &'static str, v: i32) -> Result<BadLineKind, Decode
         Ok(w::BadLineKind::Notation) => Ok(BadLineKind::Notation),
         Ok(w::BadLineKind::Facelets) => Ok(BadLineKind::Facelets),
         Ok(w::BadLineKind::Unsolvable) => Ok(BadLineKind::Unsolvable),
+        Ok(w::BadLineKind::TooLong) => Ok(BadLineKind::TooLong),
         _ => Err(DecodeError::UnknownEnum { field, value: v }),
     }
 }

@@ -6,8 +6,10 @@ use crate::settings::SettingsError;
 /// The wire protocol revision: a worker or client of another revision is refused.
 ///
 /// 2: typed errors on the wire (settings, bad lines, table and internal failures) and a
-/// per-position error in batch results.
-pub const PROTOCOL: u32 = 2;
+/// per-position error in batch results. 3: a solution count beyond the limit
+/// (`SettingsError.too_many_solutions`) and a line longer than a position's text may be
+/// (`BAD_LINE_KIND_TOO_LONG`).
+pub const PROTOCOL: u32 = 3;
 
 /// The cubeswarm version every process reports (a worker of another version is refused).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -48,4 +48,6 @@ pub use job::{
 };
 pub use method::{Method, UnknownMethod};
 pub use record::{BadLine, BadLineKind, Record, RecordError, Solved};
-pub use settings::{Settings, SettingsError, ValidSettings, DEFAULT_MAX_LENGTH, MAX_LENGTH};
+pub use settings::{
+    Settings, SettingsError, ValidSettings, DEFAULT_MAX_LENGTH, MAX_LENGTH, MAX_SOLUTIONS,
+};

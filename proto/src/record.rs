@@ -75,12 +75,15 @@ pub enum BadLineKind {
     Facelets,
     /// The cube is not solvable.
     Unsolvable,
+    /// The text is longer than a position's text may be.
+    TooLong,
 }
 
 impl From<ParseError> for BadLine {
     fn from(e: ParseError) -> Self {
         let kind = match &e {
-            ParseError::Notation(_) => BadLineKind::Notation,
+            ParseError::Notation(_) | ParseError::Neither { .. } => BadLineKind::Notation,
+            ParseError::TooLong { .. } => BadLineKind::TooLong,
             ParseError::Facelets(_) => BadLineKind::Facelets,
             ParseError::Unsolvable(_) => BadLineKind::Unsolvable,
         };

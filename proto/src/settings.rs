@@ -14,6 +14,12 @@ pub const MAX_LENGTH: u8 = 30;
 /// most 20 moves).
 pub const DEFAULT_MAX_LENGTH: u8 = 20;
 
+/// The most solutions that may be asked of one position. A count asks the search to go on
+/// until it has found that many (deeper and deeper for the optimal method, through ever
+/// more phase-1 solutions for two-phase), so a count without a bound is a search without
+/// an end; and a position's solutions are held until its record is written.
+pub const MAX_SOLUTIONS: u32 = 10_000;
+
 /// What is asked for each position (never how it runs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Settings {
@@ -69,6 +75,12 @@ pub enum SettingsError {
     /// `max_solutions` of 0.
     #[error("max_solutions must be at least 1")]
     NoSolutions,
+    /// `max_solutions` beyond [`MAX_SOLUTIONS`].
+    #[error("max_solutions must be at most {MAX_SOLUTIONS}, not {value}")]
+    TooManySolutions {
+        /// The count asked.
+        value: u32,
+    },
     /// Every solution (`max_solutions` absent) asked of the two-phase method.
     #[error("the two-phase method needs a solution count, not every solution")]
     EverySolutionTwoPhase,
@@ -83,7 +95,7 @@ pub enum SettingsError {
 impl Settings {
     /// Checks the settings once, at the boundary: lengths within [`MAX_LENGTH`],
     /// `min_length <= max_length` for the optimal method (two-phase does not read it), a
-    /// solution count of at least 1, a count (not "all") for two-phase, and an anytime
+    /// solution count of 1 to [`MAX_SOLUTIONS`], a count (not "all") for two-phase, and an anytime
     /// search only for two-phase and with a time limit.
     pub fn validate(self) -> Result<ValidSettings, SettingsError> {
         if self.anytime {
@@ -107,6 +119,9 @@ impl Settings {
         }
         match (self.max_solutions, self.method) {
             (Some(0), _) => Err(SettingsError::NoSolutions),
+            (Some(value), _) if value > MAX_SOLUTIONS => {
+                Err(SettingsError::TooManySolutions { value })
+            }
             (None, Method::TwoPhase) => Err(SettingsError::EverySolutionTwoPhase),
             _ => Ok(ValidSettings(self)),
         }
@@ -166,10 +181,10 @@ mod tests {
         })
         .is_ok());
         assert_eq!(
-            with(|s| s.max_solutions = Some(u32::MAX))
+            with(|s| s.max_solutions = Some(MAX_SOLUTIONS))
                 .unwrap()
                 .solution_count(),
-            u32::MAX as usize
+            MAX_SOLUTIONS as usize
         );
         assert_eq!(
             with(|s| s.max_solutions = None).unwrap().solution_count(),
@@ -203,6 +218,11 @@ mod tests {
                 with(|s| s.max_solutions = Some(0)),
                 SettingsError::NoSolutions,
                 "max_solutions must be at least 1",
+            ),
+            (
+                with(|s| s.max_solutions = Some(MAX_SOLUTIONS + 1)),
+                SettingsError::TooManySolutions { value: 10_001 },
+                "max_solutions must be at most 10000, not 10001",
             ),
             (
                 with(|s| {

@@ -26,11 +26,9 @@ enum Msg {
     End(Result<RunStats, RunError>),
 }
 
-/// Threads to use: `threads`, else every core.
-fn thread_count(threads: Option<usize>) -> usize {
-    threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1)
+/// Threads to use: `threads` (within the front end's bound), else one per core.
+fn thread_count(threads: Option<usize>) -> PyResult<usize> {
+    frontend::settings::threads(threads, &Dialect::PYTHON).map_err(front)
 }
 
 /// A record as a dict: `line`, `input`, `solutions` (each a list of moves), `optimal`,
@@ -158,10 +156,11 @@ pub fn solve<'py>(
         solutions,
         time_limit,
     };
-    args.settings()?;
+    let method = args.settings()?.method;
+    let threads = frontend::settings::threads_for_one(thread_count(threads)?, method);
     let parsed = frontend::settings::position(position).map_err(front)?;
     let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
-    let pool = tables.executors(1, thread_count(threads)).map_err(front)?;
+    let pool = tables.executors(1, threads).map_err(front)?;
     let line = InputLine {
         line: 1,
         input: position.trim().to_string(),
@@ -281,8 +280,9 @@ impl SolveMany {
             solutions,
             time_limit,
         };
+        let threads = thread_count(threads)?;
         let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
-        let pool = tables.executors(1, thread_count(threads)).map_err(front)?;
+        let pool = tables.executors(1, threads).map_err(front)?;
         let stop = pool.tx.clone();
         let (tx, rx) = mpsc::sync_channel::<Msg>(AHEAD);
         let failed = Arc::new(Mutex::new(None));

@@ -38,7 +38,7 @@ pub mod symmetry;
 pub use cube::{Cube, CubieError};
 pub use moves::{Face, Move};
 pub use notation::{format_moves, parse_alg, parse_moves, NotationError};
-pub use position::{ParseError, Position};
+pub use position::{ParseError, Position, MAX_TEXT_BYTES};
 pub use random::SplitMix64;
 pub use symmetry::{symmetries, Symmetries, NSYM, NSYM_UD};
 pub mod bfs;

@@ -3,8 +3,9 @@
 //! Two readers, for two kinds of text:
 //! - [`parse_alg`] reads a scramble as cubing.js writes 3x3x3 algorithms: face moves, wide
 //!   moves, slices, rotations, groups with repetition and inverse, commutators,
-//!   conjugates and `//` comments. It returns face moves whose cube is the cube the
-//!   sequence makes, seen from its centres (whole-cube turns factored out).
+//!   conjugates and `//` comments. It returns the face moves of the cube the sequence
+//!   makes, as the cube is held at the end: what a cuber holding it must turn. So `x2 U`
+//!   reads as `U` (solved by `U'`), and a rotation alone is the empty sequence.
 //! - [`parse_moves`] reads a plain list of face moves, the form solutions are written in.
 //!
 //! Both report a bad token with its text, its 1-based token number, its 0-based character
@@ -15,7 +16,7 @@
 //! - `lexer`: the scramble text cut into tokens (moves, brackets, separators);
 //! - `parser`: the tokens read into turns, groups and brackets expanded;
 //! - `frame`: turns of slices, wide moves and rotations rewritten as face moves, by
-//!   following where each centre is;
+//!   following where each centre is, then named as the cube is held at the end;
 //! - `tests`: both readers' cases and the hand-checked algorithms; `stickers`: a
 //!   sticker-level model of every turn, against which the rewriting is tested.
 //!
@@ -52,20 +53,25 @@ pub struct NotationError {
 /// - face moves `U R F D L B`, wide moves `Uw Rw Fw Dw Lw Bw` or `u r f d l b`, slices
 ///   `M E S` (turning as `L D F` do) and rotations `x y z` (as `R U F` do), each with an
 ///   amount: nothing, a number, `'` (anticlockwise) or a number then `'` (`R2'`); an
-///   amount is taken mod 4 (`R5' = R'`);
+///   amount is taken mod 4, however long its number (`R5' = R'`,
+///   `R18446744073709551617 = R`);
 /// - `(A)n` and `(A)n'`: `A` repeated `n` times, or its inverse repeated;
 /// - `[A, B]` = `A B A' B'` and `[A: B]` = `A B A'`, nested as deep as needed (up to 64
 ///   brackets); as in cubing.js a bracket takes no amount: `([A, B])2`;
 /// - `//` to the end of the line is a comment, `.` (a pause) does nothing.
 ///
-/// Layer-numbered moves of bigger cubes (`2R`, `3Rw`) are refused, as are brackets that
-/// add more than 1 000 000 turns in all (`(R)99999999`); turns written out count nothing
-/// towards that, so a plain scramble may be as long as you like.
+/// A move glued to another (`R2U`) or to a closing bracket (`(R U)3x`) is refused: moves are
+/// separated by whitespace. Layer-numbered moves of bigger cubes (`2R`, `3Rw`) are
+/// refused, as are brackets that add more than 1 000 000 turns in all (`(R)99999999`);
+/// turns written out count nothing towards that. The text itself is not bounded here: a
+/// position's text is, by [`crate::MAX_TEXT_BYTES`] (1 MiB) in [`crate::Position::parse`].
 ///
-/// The result is the cube the sequence makes, relative to its centres: a slice, wide move
-/// or rotation moves the centres, and the face moves returned name each layer by the
-/// centre it turns around. So `x` alone is the empty sequence, `x U x'` is `F`, `r` is
-/// `L` and `M2 U M2 U2 M2 U M2` is an H permutation of the U layer.
+/// The result is the cube the sequence makes, as it is held at the end: a slice, wide
+/// move or rotation moves the centres, and each face move returned names the side its
+/// layer is on when the whole sequence has been done. So `x2 U` is `U` (solved by `U'`),
+/// `U x U` is `B U`, `x` alone is the empty sequence, `x U x'` is `F`, `r` is `L` (the
+/// L layer turned, the cube held as it ends) and `M2 U M2 U2 M2 U M2` is an H
+/// permutation of the U layer.
 pub fn parse_alg(s: &str) -> Result<Vec<Move>, NotationError> {
     let turns = parser::parse(lexer::tokenize(s))?;
     Ok(frame::face_moves(&turns))

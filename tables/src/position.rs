@@ -3,9 +3,22 @@
 //! [`Position`] can only be made from a cube that passed [`Cube::check`] (or by parsing
 //! text, which checks), so the engines take it without checking again, and a cube decoded
 //! from the wire cannot reach a search unchecked.
+//!
+//! # Text
+//! The text of one position is at most [`MAX_TEXT_BYTES`] long. One token of exactly 54
+//! characters is read as a facelet string, and as a scramble if it is not one; any other
+//! text is a scramble. A token that is neither (`UUUUUUUUURRR`) is refused with both
+//! reasons.
 
 use crate::facelet::{from_facelets, FaceletError};
 use crate::{parse_alg, Cube, CubieError, NotationError};
+
+/// The longest text [`Position::parse`] reads, in bytes: 1 MiB, about 250,000 moves
+/// written out (`R2' `, four bytes each). Longer text is refused before it is read.
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
+
+/// Characters in a facelet string.
+const FACELET_CHARS: usize = crate::facelet::NFACELETS;
 
 /// A legal, solvable cube.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -15,9 +28,28 @@ pub struct Position(Cube);
 /// `source` chain that would repeat it).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
+    /// The text is longer than [`MAX_TEXT_BYTES`].
+    #[error("the position's text is {bytes} bytes; at most {MAX_TEXT_BYTES} (1 MiB) are read")]
+    TooLong {
+        /// The text's length in bytes.
+        bytes: usize,
+    },
     /// A token of a scramble is not a move.
     #[error("{0}")]
     Notation(NotationError),
+    /// One token of face letters that is neither a facelet string (it does not have 54
+    /// characters) nor a scramble.
+    #[error(
+        "neither a facelet string ({chars} characters, 54 needed) nor a scramble: {}",
+        notation.reason
+    )]
+    Neither {
+        /// The token's length in characters.
+        chars: usize,
+        /// Why it is not a scramble (the message says its reason; the token is the
+        /// whole text).
+        notation: NotationError,
+    },
     /// A facelet string is malformed or describes an impossible cube.
     #[error("bad facelet string: {0}")]
     Facelets(FaceletError),
@@ -37,12 +69,32 @@ impl Position {
     }
 
     /// Parses a scramble in cubing.js notation ("R U R' U'", "M2 U M2 U2 M2 U M2",
-    /// "[r, U]", see [`parse_alg`]) or a 54-character facelet string (URFDLB order).
+    /// "[r, U]", see [`parse_alg`]) or a 54-character facelet string (URFDLB order), as
+    /// the module documentation says. Text longer than [`MAX_TEXT_BYTES`] is refused
+    /// before anything is read.
     pub fn parse(text: &str) -> Result<Position, ParseError> {
-        let cube = if looks_like_facelets(text) {
-            from_facelets(text.trim()).map_err(ParseError::Facelets)?
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(ParseError::TooLong { bytes: text.len() });
+        }
+        let token = text.trim();
+        let one_token = !token.contains(char::is_whitespace);
+        let chars = if one_token { token.chars().count() } else { 0 };
+        let cube = if one_token && chars == FACELET_CHARS {
+            match from_facelets(token) {
+                Ok(cube) => cube,
+                Err(e) => match parse_alg(text) {
+                    Ok(moves) => Cube::from_moves(&moves),
+                    Err(_) => return Err(ParseError::Facelets(e)),
+                },
+            }
         } else {
-            Cube::from_moves(&parse_alg(text).map_err(ParseError::Notation)?)
+            match parse_alg(text) {
+                Ok(moves) => Cube::from_moves(&moves),
+                Err(notation) if one_token && chars > 4 && token.chars().all(is_face_letter) => {
+                    return Err(ParseError::Neither { chars, notation })
+                }
+                Err(e) => return Err(ParseError::Notation(e)),
+            }
         };
         Position::new(cube).map_err(ParseError::Unsolvable)
     }
@@ -66,11 +118,9 @@ impl Position {
     }
 }
 
-/// Is this text meant as a facelet string? One token, longer than any usual move token,
-/// with no bracket (`[R,U]` is a scramble).
-pub fn looks_like_facelets(s: &str) -> bool {
-    let t = s.trim();
-    !t.chars().any(|c| c.is_whitespace() || "()[]".contains(c)) && t.chars().count() > 4
+/// Is `c` one of the letters a facelet string is usually written in?
+fn is_face_letter(c: char) -> bool {
+    "URFDLB".contains(c)
 }
 
 #[cfg(test)]
@@ -90,6 +140,10 @@ mod tests {
         assert_eq!(Position::parse("[R,U]").unwrap(), a);
         assert_eq!(Position::parse("(R U R' U')").unwrap(), a);
         assert!(Position::parse("x y").unwrap().cube().is_solved());
+        // Rotations are read as the cube is held at the end: after x2 the top is turned.
+        let x2_u = Position::parse("x2 U").unwrap();
+        assert_eq!(x2_u, Position::parse("U").unwrap());
+        assert!(x2_u.is_solved_by(&crate::parse_moves("U'").unwrap()));
     }
 
     #[test]
@@ -100,7 +154,7 @@ mod tests {
         ));
         assert!(matches!(
             Position::parse("UUUUUUUUURRR"),
-            Err(ParseError::Facelets(_))
+            Err(ParseError::Neither { chars: 12, .. })
         ));
         let solved = crate::facelet::to_facelets(&Cube::SOLVED);
         let mut f: Vec<char> = solved.chars().collect();
@@ -118,6 +172,62 @@ mod tests {
             "said once: {msg}"
         );
         assert!(std::error::Error::source(&e).is_none());
+    }
+
+    /// The bound on the text is checked before anything is read: text past it is refused
+    /// whatever it holds, text up to it is read.
+    #[test]
+    fn text_longer_than_the_bound_is_refused_first() {
+        let moves = "R U ".repeat(MAX_TEXT_BYTES / 4);
+        assert_eq!(moves.len(), MAX_TEXT_BYTES);
+        assert!(Position::parse(&moves).is_ok());
+        for long in [format!("{moves} "), "(".repeat(MAX_TEXT_BYTES + 7)] {
+            let e = Position::parse(&long).unwrap_err();
+            assert_eq!(e, ParseError::TooLong { bytes: long.len() });
+            assert!(e.to_string().contains("at most 1048576 (1 MiB)"), "{e}");
+        }
+    }
+
+    /// One token is a facelet string only when it has 54 characters; any other is a
+    /// scramble, and one of face letters only that is neither says both.
+    #[test]
+    fn one_token_is_facelets_only_at_54_characters() {
+        let p = |s: &str| Position::parse(s);
+        let moves = |s: &str| Position::parse(s).unwrap();
+        // Short single moves, once read as broken facelet strings.
+        assert_eq!(moves("R1001"), moves("R"));
+        assert_eq!(moves("R1000"), Position::SOLVED);
+        assert_eq!(moves("Rw13'"), moves("Rw'"));
+        assert_eq!(moves(" R//comment "), moves("R"));
+        assert_eq!(moves("R18446744073709551617"), moves("R"));
+        assert!(matches!(p("R.U.F"), Err(ParseError::Notation(_))));
+        assert!(matches!(p("(R U)3x"), Err(ParseError::Notation(_))));
+        // 54 characters: facelets, else moves, else the facelet string's fault.
+        let solved = crate::facelet::to_facelets(&Cube::SOLVED);
+        assert_eq!(moves(&format!(" {solved}\n")), Position::SOLVED);
+        let comment = format!("R//{}", "x".repeat(51));
+        assert_eq!(comment.chars().count(), 54);
+        assert_eq!(moves(&comment), moves("R"));
+        let e = p(&format!("R{}", &solved[1..])).unwrap_err();
+        assert!(matches!(e, ParseError::Facelets(_)), "{e}");
+        assert!(e.to_string().starts_with("bad facelet string: "), "{e}");
+        // Face letters only, not 54 of them: neither, and why not as a scramble.
+        for (text, chars) in [("UUUUUUUUURRR", 12), (&solved[1..], 53), ("UUUUU", 5)] {
+            let e = p(text).unwrap_err();
+            let ParseError::Neither { chars: n, notation } = &e else {
+                panic!("{text}: {e:?}")
+            };
+            assert_eq!((*n, notation.index), (chars, 1), "{text}");
+            let msg = e.to_string();
+            let head = format!(
+                "neither a facelet string ({chars} characters, 54 needed) nor a scramble: "
+            );
+            assert_eq!(msg, format!("{head}{}", notation.reason));
+        }
+        // Anything else that fails is a plain notation error.
+        for text in ["UUUU", "RU", "UUUUUUUUU RRR", "UUUUUX"] {
+            assert!(matches!(p(text), Err(ParseError::Notation(_))), "{text}");
+        }
     }
 
     /// A sequence that solves the relative position takes the position to the target,

@@ -25,6 +25,8 @@ pub struct Dialect {
     pub time_limit: &'static str,
     /// The anytime two-phase search.
     pub anytime: &'static str,
+    /// The number of threads.
+    pub threads: &'static str,
     /// How to list the known tables.
     pub list_tables: &'static str,
 }
@@ -42,6 +44,7 @@ impl Dialect {
         all: "--all",
         time_limit: "--time-limit",
         anytime: "--anytime",
+        threads: "--threads",
         list_tables: "`cubeswarm tables list`",
     };
 
@@ -57,6 +60,7 @@ impl Dialect {
         all: "solutions=None",
         time_limit: "time_limit",
         anytime: "anytime=True",
+        threads: "threads",
         list_tables: "cubeswarm.tables.list()",
     };
 

@@ -12,6 +12,8 @@
 //! - [`cluster`]: the client of a cluster (journal, reconnection, resume, the status
 //!   query), as a library.
 //! - [`output`]: records and their writers (text, JSONL, CSV), for both paths.
+//! - [`outfile`]: an output file opened the one way: never the input, one writer at a
+//!   time (locked).
 //! - [`scramble`]: the scrambler of random-state scrambles, kept per process.
 //! - [`error`]: why a call failed ([`Error`]), and the one way an error chain is said.
 //!
@@ -24,6 +26,7 @@ pub mod cluster;
 pub mod dialect;
 pub mod embedded;
 pub mod error;
+pub mod outfile;
 pub mod output;
 pub mod scramble;
 pub mod settings;

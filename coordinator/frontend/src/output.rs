@@ -146,8 +146,11 @@ impl Shown {
 /// The CSV header line.
 pub const CSV_HEADER: &str = "id,input,solution,length,optimal,nodes,millis,error";
 
+/// A CSV field as RFC 4180 writes it: quoted (its quotes doubled) when it holds a comma,
+/// a quote, a line feed or a carriage return, which a reader would otherwise take for the
+/// end of the field or of the record.
 fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
@@ -295,6 +298,10 @@ mod tests {
         let err = bad(4, "a,b");
         let csv = render(&err, &settings(), Format::Csv);
         assert!(csv.starts_with("4,\"a,b\",,,,,,"), "{csv}");
+        // A carriage return (whitespace to the notation) is quoted too: one record, one line.
+        let cr = render(&bad(5, "R\rU"), &settings(), Format::Csv);
+        assert!(cr.starts_with("5,\"R\rU\","), "{cr:?}");
+        assert_eq!(cr.matches(['\n', '\r']).count(), 2, "{cr:?}");
         assert_eq!(
             render(&ok(), &settings(), Format::Text),
             "3: U' R' (2 moves, optimal)\n"

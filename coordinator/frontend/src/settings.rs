@@ -72,6 +72,55 @@ impl Asked {
     }
 }
 
+/// Threads per core that one process may start at most: a search thread waits on memory,
+/// so a few per core can pay; thousands only cost their start (about 4 ms each) and the
+/// scheduler's time.
+pub const THREADS_PER_CORE: usize = 16;
+
+/// Threads one process may start at most, whatever its cores.
+pub const MAX_THREADS: usize = 4096;
+
+/// The cores this process may run on (at least 1).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The most threads one process starts here: [`THREADS_PER_CORE`] per core, at most
+/// [`MAX_THREADS`].
+pub fn max_threads() -> usize {
+    cores().saturating_mul(THREADS_PER_CORE).min(MAX_THREADS)
+}
+
+/// The threads to start for `asked` (`None`: one per core): at least 1 and at most
+/// [`max_threads`], else a fault in the front end's words. The command line, Python and
+/// a worker all take their thread count through here.
+pub fn threads(asked: Option<usize>, d: &Dialect) -> Result<usize, Error> {
+    match asked {
+        None => Ok(cores()),
+        Some(0) => Err(bad(format!(
+            "{} must be at least 1 (leave it out for one per core)",
+            d.threads
+        ))),
+        Some(n) if n > max_threads() => Err(bad(format!(
+            "{} {n} is more than {} threads, the most this machine starts ({THREADS_PER_CORE} \
+             per core on {} cores, at most {MAX_THREADS})",
+            d.threads,
+            max_threads(),
+            cores()
+        ))),
+        Some(n) => Ok(n),
+    }
+}
+
+/// The threads worth starting for one position of `method` out of `threads`: a
+/// two-phase search is one job on one thread, an optimal one is split over them all.
+pub fn threads_for_one(threads: usize, method: Method) -> usize {
+    match method {
+        Method::TwoPhase => 1,
+        Method::Optimal => threads,
+    }
+}
+
 /// The position `text` (a scramble in the cuber's notation, or facelets).
 pub fn position(text: &str) -> Result<tables::Position, Error> {
     tables::Position::parse(text).map_err(|source| Error::Position {
@@ -112,6 +161,9 @@ fn message(e: SettingsError, d: &Dialect) -> String {
             format!("{} is larger than {}", d.min_length, d.max_length)
         }
         SettingsError::NoSolutions => format!("{} must be at least 1", d.solutions),
+        SettingsError::TooManySolutions { .. } => {
+            format!("{} must be at most {}", d.solutions, proto::MAX_SOLUTIONS)
+        }
         SettingsError::EverySolutionTwoPhase => format!(
             "{} asks for every optimal solution; use it with {}",
             d.all, d.optimal
@@ -171,6 +223,14 @@ mod tests {
             ..Asked::default()
         };
         assert!(fault(anytime, &Dialect::CLI).starts_with("--anytime needs --time-limit"));
+        let many = Asked {
+            solutions: Some(u32::MAX),
+            ..Asked::default()
+        };
+        assert_eq!(
+            fault(many, &Dialect::CLI),
+            format!("--solutions must be at most {}", proto::MAX_SOLUTIONS)
+        );
         let negative = Asked {
             time_limit: Some(-1.0),
             ..Asked::default()
@@ -179,6 +239,13 @@ mod tests {
             fault(negative, &Dialect::PYTHON),
             "time_limit must be a positive number of seconds"
         );
+        let zero = threads(Some(0), &Dialect::CLI).unwrap_err().to_string();
+        assert!(zero.starts_with("--threads must be at least 1"), "{zero}");
+        let many = threads(Some(100_000), &Dialect::PYTHON)
+            .unwrap_err()
+            .to_string();
+        assert!(many.starts_with("threads 100000 is more than"), "{many}");
+        assert!(threads(Some(usize::MAX), &Dialect::CLI).is_err());
         let e = method("fast", &Dialect::PYTHON).unwrap_err().to_string();
         assert!(e.starts_with("unknown method \"fast\""), "{e}");
         assert!(seconds("--connect-timeout", -1.0).is_err());
@@ -203,5 +270,11 @@ mod tests {
         assert!(s.anytime);
         let d = Asked::default().settings(&Dialect::CLI).unwrap();
         assert_eq!(d.max_length, proto::DEFAULT_MAX_LENGTH);
+        assert_eq!(threads(None, &Dialect::CLI).unwrap(), cores());
+        assert_eq!(
+            threads(Some(max_threads()), &Dialect::CLI).unwrap(),
+            max_threads()
+        );
+        assert!(max_threads() <= MAX_THREADS);
     }
 }

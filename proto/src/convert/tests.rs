@@ -69,6 +69,7 @@ fn settings_error() -> impl Strategy<Value = SettingsError> {
         any::<u8>().prop_map(|value| SettingsError::MaxLength { value }),
         (any::<u8>(), any::<u8>()).prop_map(|(min, max)| SettingsError::MinAboveMax { min, max }),
         Just(SettingsError::NoSolutions),
+        any::<u32>().prop_map(|value| SettingsError::TooManySolutions { value }),
         Just(SettingsError::EverySolutionTwoPhase),
         Just(SettingsError::AnytimeOptimal),
         Just(SettingsError::AnytimeWithoutTimeLimit),
@@ -242,6 +243,7 @@ fn record() -> impl Strategy<Value = Record> {
         Just(BadLineKind::Notation),
         Just(BadLineKind::Facelets),
         Just(BadLineKind::Unsolvable),
+        Just(BadLineKind::TooLong),
     ];
     let bad_line = (any::<u64>(), kind, ".{0,30}").prop_map(|(line, kind, message)| Record {
         line,

@@ -1,10 +1,16 @@
-//! Turns of any kind rewritten as face moves, by following the centres.
+//! Turns of any kind rewritten as face moves of the cube as held at the end.
 //!
 //! The cube model has fixed centres, so it knows only face moves. A slice or wide move is
 //! two face-layer turns plus a whole-cube rotation, and a rotation turns nothing relative
 //! to the centres: it only changes which centre sits on which side. [`face_moves`] keeps
 //! that arrangement while it goes along, and writes each turn of a side (`U` means "the
-//! layer now on top") as the face move of the centre now on that side.
+//! layer now on top") as the face move of the centre now on that side: the model's
+//! cube, named in the frame the sequence started in.
+//!
+//! The position is the cube as held after the whole sequence, so a last pass renames each
+//! face move by the side its centre ends on (the model's cube conjugated by the net
+//! rotation; a rotation is proper, so clockwise stays clockwise). `x2 U` turns the model's
+//! `D`, whose centre ends on top: it reads as `U`, solved by `U'`. `U x U` reads as `B U`.
 //!
 //! The identities used, each a product of turns on one axis (which commute):
 //! - `M = R L' x'`, `E = U D' y'`, `S = B F' z`: a slice turns as `L`, `D`, `F` do;
@@ -93,6 +99,21 @@ impl Frame {
         }
     }
 
+    /// Renames `moves`, face moves of the model, by the side each model face's centre is
+    /// on now: the same turns as this frame holds the cube.
+    fn rename_to_held(&self, moves: &mut [Move]) {
+        if self.centre == Face::ALL {
+            return;
+        }
+        let mut side = Face::ALL;
+        for s in Face::ALL {
+            side[self.centre[s as usize] as usize] = s;
+        }
+        for m in moves {
+            *m = Move::new(side[m.face_index()], m.power());
+        }
+    }
+
     /// The whole cube turned `quarters` clockwise quarter turns as `face` turns.
     fn rotate(&mut self, face: Face, quarters: u8) {
         let (axis, clockwise) = rotation_as(face);
@@ -107,7 +128,7 @@ impl Frame {
     }
 }
 
-/// The face moves that make, relative to the centres, the cube that `turns` make.
+/// The face moves that make the cube that `turns` make, as it is held at the end.
 pub(super) fn face_moves(turns: &[Turn]) -> Vec<Move> {
     let mut frame = Frame { centre: Face::ALL };
     let mut out = Vec::with_capacity(turns.len());
@@ -134,5 +155,6 @@ pub(super) fn face_moves(turns: &[Turn]) -> Vec<Move> {
             }
         }
     }
+    frame.rename_to_held(&mut out);
     out
 }

@@ -4,7 +4,9 @@
 //! that runs to the end of the line. The brackets `( ) [ ]` and the separators `,` `:` are
 //! tokens of their own, with or without whitespace around them; a closing bracket carries
 //! the amount written right after it (`)2'`). Everything else up to the next whitespace,
-//! bracket, separator or comment is one word, a move to be read by the parser.
+//! bracket, separator or comment is one word, a move to be read by the parser. Each token
+//! knows whether it touches the one before it, so the parser can refuse a move glued to a
+//! closing bracket (`(R U)3x`) as it refuses one glued to a move (`R2U`).
 
 use super::NotationError;
 
@@ -43,6 +45,9 @@ pub(super) struct Token<'a> {
     pub index: usize,
     /// 0-based character offset in the input, for messages.
     pub offset: usize,
+    /// Whether it follows the token before it with nothing between (no whitespace, no
+    /// comment): `(R U)3x` is a `)3` and a glued `x`.
+    pub glued: bool,
 }
 
 impl Token<'_> {
@@ -81,6 +86,8 @@ pub(super) struct Tokens<'a> {
     chars: std::iter::Peekable<std::iter::Enumerate<std::str::CharIndices<'a>>>,
     /// Tokens cut so far.
     count: usize,
+    /// Byte offset just past the last token cut (0 before the first).
+    end: usize,
 }
 
 /// Cuts `s` into tokens. Never fails: what a token means is the parser's question.
@@ -89,6 +96,7 @@ pub(super) fn tokenize(s: &str) -> Tokens<'_> {
         text: s,
         chars: s.char_indices().enumerate().peekable(),
         count: 0,
+        end: 0,
     }
 }
 
@@ -120,12 +128,15 @@ impl<'a> Iterator for Tokens<'a> {
         while let Some((_, (b, c))) = self.chars.next_if(|&(_, (b, c))| continues(b, c)) {
             end = b + c.len_utf8();
         }
+        let glued = self.count > 0 && start == self.end;
         self.count += 1;
+        self.end = end;
         Some(Token {
             kind,
             text: &s[start..end],
             index: self.count,
             offset,
+            glued,
         })
     }
 }
@@ -159,5 +170,30 @@ mod tests {
             (Kind::Open(Shape::Square), 3, 5)
         );
         assert_eq!(t[3].offset, 6);
+    }
+
+    #[test]
+    fn tokens_know_whether_they_touch_the_one_before() {
+        let glued: Vec<(&str, bool)> = tokenize("(R U)3x [R,U]F R//c\nU")
+            .map(|t| (t.text, t.glued))
+            .collect();
+        assert_eq!(
+            glued,
+            [
+                ("(", false),
+                ("R", true),
+                ("U", false),
+                (")3", true),
+                ("x", true),
+                ("[", false),
+                ("R", true),
+                (",", true),
+                ("U", true),
+                ("]", true),
+                ("F", true),
+                ("R", false),
+                ("U", false),
+            ]
+        );
     }
 }

@@ -20,10 +20,12 @@ use crate::moves::Face;
 pub(super) const MAX_DEPTH: usize = 64;
 /// At most this many turns may be added by brackets (repetitions, the inverses in
 /// commutators and conjugates), so that `(R)99999999` is refused rather than written out.
-/// Turns written out in the text count nothing: a plain scramble has no limit.
+/// Turns written out in the text count nothing (the text's length is bounded by
+/// [`crate::MAX_TEXT_BYTES`] where a position is read).
 pub(super) const MAX_ADDED: usize = 1_000_000;
 
 const TOO_LONG: &str = "brackets add more than 1000000 turns to the scramble";
+const GLUED: &str = "moves are separated by spaces: (R U)3 x, not (R U)3x";
 const AMOUNT: &str = "an amount is nothing, a number, ' (prime), or a number then '";
 
 /// Reads the whole text.
@@ -53,15 +55,19 @@ impl<'a> Parser<'a> {
     /// Items up to (not including) the next closing bracket, separator or the end.
     fn sequence(&mut self, depth: usize) -> Result<Vec<Turn>, NotationError> {
         let mut out = Vec::new();
+        // Whether the item before ended with a closing bracket.
+        let mut closed = false;
         while let Some(&t) = self.tokens.peek() {
             match t.kind {
                 Kind::Close(_) | Kind::Comma | Kind::Colon => break,
                 Kind::Open(_) if depth >= MAX_DEPTH => {
                     return Err(t.error("brackets nested more than 64 deep"))
                 }
+                Kind::Word if closed && t.glued => return Err(t.error(GLUED)),
                 _ => {}
             }
             self.tokens.next();
+            closed = t.kind != Kind::Word;
             match t.kind {
                 Kind::Open(Shape::Paren) => out.extend(self.group(&t, depth + 1)?),
                 Kind::Open(Shape::Square) => out.extend(self.bracket(&t, depth + 1)?),
@@ -89,10 +95,18 @@ impl<'a> Parser<'a> {
             Kind::Close(Shape::Square) => return Err(close.error("this ] closes a (, not a [")),
             _ => return Err(close.error("a comma or colon belongs directly inside [ ], not ( )")),
         }
-        let (count, inverse) = amount(&close.text[1..]).ok_or_else(|| close.error(AMOUNT))?;
-        let count = usize::try_from(count).unwrap_or(usize::MAX);
+        let amount = amount(&close.text[1..]).ok_or_else(|| close.error(AMOUNT))?;
+        if body.is_empty() {
+            // Nothing repeated any number of times is nothing, however large the number.
+            return Ok(body);
+        }
+        let count = usize::try_from(amount.count).unwrap_or(usize::MAX);
         self.add(body.len().saturating_mul(count.saturating_sub(1)), &close)?;
-        let once: Vec<Turn> = if inverse { undo(&body).collect() } else { body };
+        let once: Vec<Turn> = if amount.inverse {
+            undo(&body).collect()
+        } else {
+            body
+        };
         Ok(once.repeat(count))
     }
 
@@ -147,10 +161,23 @@ fn undo(turns: &[Turn]) -> impl Iterator<Item = Turn> + '_ {
     turns.iter().rev().map(|t| t.inverse())
 }
 
-/// An amount's text read as (count, inverse): `""` is once, `2'` twice inverted. The
-/// count saturates (what a group adds is checked against [`MAX_ADDED`]). `'2` is read
-/// as `2'`, as the face-move reader always has; `’` is a prime too.
-fn amount(text: &str) -> Option<(u64, bool)> {
+/// An amount as written: how many times, and whether inverted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Amount {
+    /// The number written (1 when none is), saturating at `u64::MAX`: what a group's
+    /// repetition adds is checked against [`MAX_ADDED`], which a saturated count exceeds
+    /// on any body that is not empty.
+    count: u64,
+    /// The number written, mod 4, exact however long the number is (a quarter turn has
+    /// order 4, so this is all a move needs of it).
+    residue: u8,
+    /// Whether a prime was written: the inverse, repeated.
+    inverse: bool,
+}
+
+/// An amount's text read: `""` is once, `2'` twice inverted. `'2` is read as `2'`, as the
+/// face-move reader always has; `’` is a prime too.
+fn amount(text: &str) -> Option<Amount> {
     let (digits, inverse) = match text.strip_suffix(['\'', '’']) {
         Some(d) => (d, true),
         None => match text.strip_prefix(['\'', '’']) {
@@ -161,14 +188,24 @@ fn amount(text: &str) -> Option<(u64, bool)> {
     if !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let count = if digits.is_empty() {
-        1
-    } else {
-        digits.bytes().fold(0u64, |n, b| {
-            n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-        })
-    };
-    Some((count, inverse))
+    if digits.is_empty() {
+        return Some(Amount {
+            count: 1,
+            residue: 1,
+            inverse,
+        });
+    }
+    let count = digits.bytes().fold(0u64, |n, b| {
+        n.saturating_mul(10).saturating_add(u64::from(b - b'0'))
+    });
+    // 100 is a multiple of 4, so a number is its last two digits mod 4.
+    let last_two = &digits.as_bytes()[digits.len().saturating_sub(2)..];
+    let residue = last_two.iter().fold(0u8, |n, b| (n * 10 + (b - b'0')) % 4);
+    Some(Amount {
+        count,
+        residue,
+        inverse,
+    })
 }
 
 /// A word read as a turn; `None` for `.` and for amounts that come to no turn (`R4`).
@@ -202,9 +239,9 @@ fn word(t: &Token<'_>) -> Result<Option<Turn>, NotationError> {
     if rest.contains(|c: char| c.is_ascii_alphabetic()) {
         return Err(t.error("moves are separated by spaces: R2 U, not R2U"));
     }
-    let (count, inverse) = amount(rest).ok_or_else(|| t.error(AMOUNT))?;
-    let quarters = (count % 4) as u8;
-    let quarters = if inverse {
+    let amount = amount(rest).ok_or_else(|| t.error(AMOUNT))?;
+    let quarters = amount.residue;
+    let quarters = if amount.inverse {
         (4 - quarters) % 4
     } else {
         quarters

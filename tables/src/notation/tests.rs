@@ -69,7 +69,7 @@ fn bad_token_reports_text_and_position() {
     }
 }
 
-/// Each form next to the face moves it expands to (centres as they end up).
+/// Each form next to the face moves it expands to, named as the cube is held at the end.
 #[test]
 fn every_form_expands_to_its_face_moves() {
     let cases = [
@@ -93,15 +93,23 @@ fn every_form_expands_to_its_face_moves() {
         ("Dw d", "U U"),
         ("Fw f", "B B"),
         ("Bw b", "F F"),
-        // Rotations alone turn nothing; after one, each side holds another centre.
+        // Rotations alone turn nothing. A turn is named by the side its layer is on when
+        // the whole sequence ends: after x2 the top layer ends on top, so `x2 U` is `U`.
         ("x y2 z'", ""),
+        ("x2 U", "U"),
+        ("x U", "U"),
+        ("F x", "U"),
+        ("U x U", "B U"),
         ("x U x'", "F"),
-        ("x U", "F"),
         ("y R y'", "B"),
         ("z U z'", "L"),
         ("x R", "R"),
-        ("r U R'", "L F R'"),
-        ("M U", "R L' B"),
+        ("r", "L"),
+        ("r U R'", "L U R'"),
+        ("M U", "R L' U"),
+        ("M' U", "R' L U"),
+        ("E R", "U D' R"),
+        ("S U", "B F' U"),
         // Groups, inverses, commutators, conjugates, nested.
         ("[R, U]", "R U R' U'"),
         ("[R,U]", "R U R' U'"),
@@ -116,16 +124,81 @@ fn every_form_expands_to_its_face_moves() {
         ("[[R: U], F2]", "R U R' F2 R U' R' F2"),
         ("([R, U])2", "R U R' U' R U R' U'"),
         ("()3 [ , R] [R: ]", "R R' R R'"),
-        // A rotation inside an inverse is undone where it stands: (x U)' is U' x'.
-        ("(x U)'", "U'"),
+        // A rotation inside an inverse is undone where it stands: (x U)' is U' x', and the
+        // U layer ends in front.
+        ("(x U)'", "F'"),
         ("y (R U)' y'", "U' B'"),
         ("[x: U]", "F"),
-        ("r U R' x (R U)'", "L F R' D' R'"),
+        ("r U R' x (R U)'", "L B R' U' R'"),
         // Comments, newlines and pauses.
         ("R // a comment ( [\nU\n\n. F", "R U F"),
         ("R//c\r\nU", "R U"),
     ];
     for (text, want) in cases {
+        assert_eq!(format_moves(&alg(text)), want, "{text}");
+    }
+}
+
+/// Amounts are taken mod 4 exactly, however long the number: past 2^64 as well.
+#[test]
+fn huge_amounts_are_taken_mod_4() {
+    let zeros = "0".repeat(200);
+    let cases = [
+        // 2^64 + 1 = 1, 2^64 + 3 = 3 (mod 4); a saturated count would read 2^64 - 1 = 3.
+        ("R18446744073709551617 U", "R U"),
+        ("R18446744073709551619 U", "R' U"),
+        ("R18446744073709551619'", "R"),
+        ("R18446744073709551618'", "R2"),
+        ("R’18446744073709551617", "R'"),
+        // 10^20 = 0 (mod 4): no turn at all.
+        ("R100000000000000000000 U", "U"),
+        ("R99999999999999999999999 U", "R' U"),
+        (&format!("x1{zeros} U"), "U"),
+        (&format!("M1{zeros} U"), "U"),
+        (&format!("r1{zeros}2' U"), "L2 U"),
+        // Nothing repeated any number of times is nothing.
+        ("()99999999999999999999999 F", "F"),
+        ("(R4 .)99999999999999999999999", ""),
+        ("(x4)18446744073709551617' U", "U"),
+    ];
+    for (text, want) in cases {
+        assert_eq!(format_moves(&alg(text)), want, "{text}");
+    }
+    // A body that is not empty, repeated that often, is past the bound on added turns.
+    let e = parse_alg(&format!("(R U)1{zeros}1'")).unwrap_err();
+    assert!(e.reason.contains("more than 1000000"), "{e}");
+}
+
+/// A move glued to a closing bracket is refused as a move glued to a move is; brackets
+/// and separators may touch anything.
+#[test]
+fn a_move_glued_to_a_closing_bracket_is_refused() {
+    for (text, token, index, offset) in [
+        ("(R U)3x", "x", 5, 6),
+        ("(R U)F", "F", 5, 5),
+        ("[R, U]F", "F", 6, 6),
+        ("(R U)'R", "R", 5, 6),
+        ("R ((U)2F)", "F", 6, 7),
+        ("[R: (U)D]", "D", 7, 7),
+    ] {
+        let e = parse_alg(text).unwrap_err();
+        assert_eq!(
+            (e.token.as_str(), e.index, e.offset),
+            (token, index, offset),
+            "{text}"
+        );
+        assert!(e.reason.contains("separated by spaces"), "{text}: {e}");
+    }
+    for (text, want) in [
+        ("[R,U]", "R U R' U'"),
+        ("(R U)(F D)", "R U F D"),
+        ("[R: U]", "R U R'"),
+        ("(R)[U,F](D)", "R U F U' F' D"),
+        ("[(R),(U)]", "R U R' U'"),
+        ("((R)2)", "R R"),
+        ("(R U)3 F", "R U R U R U F"),
+        ("(R)//c\nF", "R F"),
+    ] {
         assert_eq!(format_moves(&alg(text)), want, "{text}");
     }
 }

@@ -74,9 +74,6 @@ pub enum ClientError {
     /// `resume` without an output file.
     #[error("--resume needs --output (the file to continue)")]
     ResumeWithoutOutput,
-    /// The output file is the input file.
-    #[error("--output {} is the input file; give another file", .0.display())]
-    OutputIsInput(PathBuf),
     /// The input file could not be opened or read.
     #[error("input file {path}: {source}", path = .path.display())]
     Input {

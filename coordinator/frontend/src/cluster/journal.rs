@@ -24,15 +24,19 @@
 
 use super::check::{check_input, CheckError};
 use super::written::line_record;
+use crate::outfile::{self, OutputError};
 use crate::output::{render, Format, CSV_HEADER};
 use proto::{Record, Settings};
-use std::fs::{File, OpenOptions};
+
 use std::io::{BufRead, BufReader, Read as _, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Why the output file cannot be used as a journal.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
+    /// The file is the input, or another run is writing it (it is left as it is).
+    #[error(transparent)]
+    Output(#[from] OutputError),
     /// The file could not be created, read, cut or written.
     #[error("output file {path}: {source}")]
     Io {
@@ -211,9 +215,12 @@ impl Journal {
         Ok(j)
     }
 
-    /// A new journal at `path` (replacing any file there; the CSV header first).
+    /// A new journal at `path` (replacing any file there; the CSV header first), locked
+    /// for as long as the journal lives; refused when it is `input` or another run holds
+    /// it (see [`outfile`]).
     pub fn create(
         path: &Path,
+        input: Option<&Path>,
         format: Format,
         settings: &Settings,
     ) -> Result<Journal, JournalError> {
@@ -221,7 +228,7 @@ impl Journal {
             path: path.to_path_buf(),
             source,
         };
-        let f = File::create(path).map_err(io)?;
+        let f = outfile::create(path, input)?;
         let mut j = Journal {
             out: Box::new(f),
             format,
@@ -235,6 +242,7 @@ impl Journal {
     /// empty file is a journal with nothing done. The file is checked whole before
     /// anything is cut from it, and so are its kept records against `input` when given
     /// (JSONL and CSV: each record's input text against the input's line of its id).
+    /// The file is locked first, and refused as [`Journal::create`] refuses.
     pub fn resume(
         path: &Path,
         format: Format,
@@ -245,12 +253,7 @@ impl Journal {
             path: path.to_path_buf(),
             source,
         };
-        let mut f = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io)?;
+        let mut f = outfile::append(path, input.as_ref().map(|i| i.path))?;
         let scan = scan(BufReader::new(&f), format).map_err(|e| match e {
             ScanError::Io(source) => io(source),
             ScanError::NotARecord(line) => JournalError::NotARecord {

@@ -2,7 +2,7 @@
 //! output.
 
 use super::error::ClientError;
-use super::journal::{Done, Journal, ResumeInput};
+use super::journal::{Done, Journal, JournalError, ResumeInput};
 use super::observer::{Notice, Observer};
 use super::options::{Options, Output, Positions};
 use std::io::BufReader;
@@ -31,15 +31,16 @@ pub(super) fn open_journal(
         Positions::File(input) if input.as_os_str() != "-" => Some(input),
         _ => None,
     };
-    if let Some(input) = input {
-        if let (Ok(a), Ok(b)) = (std::fs::canonicalize(input), std::fs::canonicalize(path)) {
-            if a == b {
-                return Err(ClientError::OutputIsInput(path.clone()));
-            }
-        }
-    }
+    // Refused before the input is read for the resume check.
+    crate::outfile::check_not_input(input.map(|p| p.as_path()), path)
+        .map_err(JournalError::from)?;
     if !opts.resume {
-        let j = Journal::create(path, opts.format, &opts.settings)?;
+        let j = Journal::create(
+            path,
+            input.map(|p| p.as_path()),
+            opts.format,
+            &opts.settings,
+        )?;
         return Ok((j, Done::default(), 0));
     }
     // The kept records are checked against the input file they must come from

@@ -277,7 +277,7 @@ fn create_writes_the_header_and_records_whole() {
     let dir = scratch("create");
     let p = dir.join("out.csv");
     std::fs::write(&p, "old content\n").unwrap();
-    let mut j = Journal::create(&p, Format::Csv, &settings()).unwrap();
+    let mut j = Journal::create(&p, None, Format::Csv, &settings()).unwrap();
     j.write(&[solved(1, &["R", "L"])]).unwrap();
     let got = std::fs::read_to_string(&p).unwrap();
     assert_eq!(
@@ -287,7 +287,7 @@ fn create_writes_the_header_and_records_whole() {
             show(&solved(1, &["R", "L"]), Format::Csv)
         )
     );
-    assert!(Journal::create(&dir.join("no/such/dir"), Format::Text, &settings()).is_err());
+    assert!(Journal::create(&dir.join("no/such/dir"), None, Format::Text, &settings()).is_err());
 }
 
 #[test]

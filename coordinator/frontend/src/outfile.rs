@@ -1,0 +1,180 @@
+//! An output file, opened the one way every command opens one: never the input file it
+//! is written from, and one writer at a time.
+//!
+//! - [`same_file`] tells whether two paths name one file, through symlinks, `..` and hard
+//!   links (by device and inode), so `--output` can be refused before anything is opened
+//!   for writing when it is `--input`.
+//! - [`create`] and [`append`] take an advisory lock (`flock`) on the file for as long as
+//!   the returned [`File`] lives, before they empty or read it: a second run writing the
+//!   same file (two terminals, a restarted Kubernetes Job whose old pod still runs) is
+//!   refused at once with the file's name, and the file is left as it is.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+
+/// Why an output file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// The output file is the input file: writing it would erase the input.
+    #[error("--output {} is the input file; give another file", .0.display())]
+    IsInput(PathBuf),
+    /// Another process holds the file's lock: another run is writing it.
+    #[error(
+        "output file {} is being written by another run (it is locked); wait for that run \
+         to end, or give another file",
+        .0.display()
+    )]
+    Locked(PathBuf),
+    /// The file could not be created, opened, locked or emptied.
+    #[error("cannot create output file {}: {source}", path.display())]
+    Io {
+        /// The output file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Whether `a` and `b` name the same existing file (a path that does not exist names no
+/// file, so it is nobody's input).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => same_inode(&x, &y, a, b),
+        _ => false,
+    }
+}
+
+#[cfg(unix)]
+fn same_inode(x: &std::fs::Metadata, y: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    x.dev() == y.dev() && x.ino() == y.ino()
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -> bool {
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
+}
+
+/// Refuses `output` when it is the file `input` names (`-`, standard input, is no file).
+pub fn check_not_input(input: Option<&Path>, output: &Path) -> Result<(), OutputError> {
+    match input {
+        Some(i) if i.as_os_str() != "-" && same_file(i, output) => {
+            Err(OutputError::IsInput(output.to_path_buf()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Opens `path` for writing with `options` and locks it; nothing in it is changed.
+fn open_locked(path: &Path, options: &OpenOptions) -> Result<File, OutputError> {
+    let io = |source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let f = options.open(path).map_err(io)?;
+    match f.try_lock() {
+        Ok(()) => Ok(f),
+        Err(TryLockError::WouldBlock) => Err(OutputError::Locked(path.to_path_buf())),
+        Err(TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// The output file `path`, created or emptied, locked for as long as the file lives.
+/// Refused, with the file untouched, when it is `input` or another run holds it.
+pub fn create(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
+    check_not_input(input, path)?;
+    // Not truncated on open: a file another run holds must not be emptied under it.
+    let f = open_locked(path, OpenOptions::new().write(true).create(true))?;
+    f.set_len(0).map_err(|source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(f)
+}
+
+/// The output file `path` opened to be read and appended to (created if missing),
+/// locked for as long as the file lives. Refused as [`create`] refuses.
+pub fn append(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
+    check_not_input(input, path)?;
+    open_locked(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn dir(name: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("cubeswarm-outfile-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        d
+    }
+
+    #[test]
+    fn the_input_is_never_the_output_whatever_path_names_it() {
+        let d = dir("input");
+        let input = d.join("in.txt");
+        std::fs::write(&input, "R U\n").unwrap();
+        std::os::unix::fs::symlink(&input, d.join("link.txt")).unwrap();
+        std::fs::hard_link(&input, d.join("hard.txt")).unwrap();
+        for out in [
+            input.clone(),
+            d.join("sub/../in.txt"),
+            d.join("link.txt"),
+            d.join("hard.txt"),
+        ] {
+            let e = create(&out, Some(&input)).unwrap_err();
+            assert!(
+                matches!(e, OutputError::IsInput(_)),
+                "{}: {e}",
+                out.display()
+            );
+            assert!(e.to_string().contains("is the input file"), "{e}");
+            assert!(append(&out, Some(&input)).is_err());
+        }
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), "R U\n");
+        // Another file, a file not there yet and standard input are fine.
+        assert!(create(&d.join("out.txt"), Some(&input)).is_ok());
+        assert!(create(&d.join("new.txt"), Some(Path::new("-"))).is_ok());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_and_harms_nothing() {
+        let d = dir("lock");
+        let out = d.join("out.jsonl");
+        let mut first = create(&out, None).unwrap();
+        first.write_all(b"{\"id\":1}\n").unwrap();
+        for second in [create(&out, None), append(&out, None)] {
+            let e = second.unwrap_err();
+            assert!(matches!(e, OutputError::Locked(_)), "{e}");
+            assert!(e.to_string().contains(&out.display().to_string()), "{e}");
+        }
+        let mut kept = String::new();
+        File::open(&out).unwrap().read_to_string(&mut kept).unwrap();
+        assert_eq!(kept, "{\"id\":1}\n", "the refused writer emptied nothing");
+        drop(first);
+        // The lock ends with the run that held it.
+        let again = append(&out, None).unwrap();
+        assert_eq!(again.metadata().unwrap().len(), 9);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_created_says_so() {
+        let e = create(Path::new("/nonexistent-dir/out.txt"), None).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cannot create output file /nonexistent-dir/out.txt"),
+            "{e}"
+        );
+    }
+}
