@@ -10,7 +10,7 @@
 //! - [`catalog`]: building and opening the tables of [`proto::catalog`] (every solver
 //!   table a job can name, its files, sizes and method) as [`Engine`]s; the check of their
 //!   files before a search.
-//! - [`executor`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
+//! - [`runner`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
 //!   [`JobRunner`] (a rayon pool running submitted jobs, cancellable by id).
 //! - [`scramble`]: random-state scrambles (the WCA's filter, reproducible by seed), each

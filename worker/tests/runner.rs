@@ -2,7 +2,7 @@
 //! subtree accounting) and the `JobRunner` pool (results once per job, cancellation by
 //! id). Every solution returned is checked to solve its position.
 //!
-//! Run: `cargo test -p cubeswarm-worker --test executor` (uses the cached test tables).
+//! Run: `cargo test -p cubeswarm-worker --test runner` (uses the cached test tables).
 
 mod h48_common;
 
