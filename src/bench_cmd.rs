@@ -97,9 +97,15 @@ pub enum BenchWhich {
 
 /// Number of available cores.
 pub fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    frontend::settings::cores()
+}
+
+/// `--threads` within the bound every command applies ([`frontend::settings::threads`]).
+fn bounded(threads: usize) -> anyhow::Result<usize> {
+    Ok(frontend::settings::threads(
+        Some(threads),
+        &frontend::Dialect::CLI,
+    )?)
 }
 
 /// Runs a benchmark.
@@ -120,7 +126,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
         } => optimal(
             dir,
             &table,
-            threads,
+            bounded(threads)?,
             (count, seed, positions.as_deref()),
             list,
             !no_symmetry,
@@ -143,7 +149,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
         }
         BenchWhich::Split(args) => crate::split_cmd::run(args),
         BenchWhich::Probe { threads } => {
-            probe(threads.max(1));
+            probe(bounded(threads)?);
             Ok(())
         }
         BenchWhich::Twophase {
@@ -170,7 +176,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
                 max_length,
                 count,
                 seed,
-                threads,
+                threads: bounded(threads)?,
                 anytime,
             };
             let report = worker::twophase::bench::run(&tables, &opts);
