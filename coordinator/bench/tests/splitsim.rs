@@ -113,8 +113,13 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     assert_eq!(r.nodes, 15_000);
     assert_eq!(r.one_thread_nodes, 15_000);
     assert_eq!(
-        (r.early_nodes, r.cancelled_nodes, r.after_solution_nodes),
-        (0, 0, 0)
+        (
+            r.early_started_nodes,
+            r.past_optimal_nodes,
+            r.cancelled_nodes,
+            r.after_solution_nodes
+        ),
+        (0, 0, 0, 0)
     );
     assert_eq!(
         r.idle,

@@ -58,8 +58,11 @@ pub struct SplitReport {
     pub nodes: u64,
     /// Nodes searched by the one-thread run.
     pub one_thread_nodes: u64,
-    /// Nodes of jobs at depths past the optimal one (started early).
-    pub early_nodes: u64,
+    /// Nodes of jobs that started while a job of a shallower depth still ran: the early
+    /// start at work (the shallow job, depth 0, does not count as a depth).
+    pub early_started_nodes: u64,
+    /// Nodes of jobs at depths past the optimal one (started early, and wasted).
+    pub past_optimal_nodes: u64,
     /// Nodes of jobs stopped by a cancellation.
     pub cancelled_nodes: u64,
     /// Nodes at the optimal depth searched after the first solution was found.
@@ -95,17 +98,28 @@ impl SplitReport {
             one_thread_us: wall_us,
             nodes: 0,
             one_thread_nodes: 0,
-            early_nodes: 0,
+            early_started_nodes: 0,
+            past_optimal_nodes: 0,
             cancelled_nodes: 0,
             after_solution_nodes: 0,
             idle,
             jobs: Vec::new(),
             solutions,
         };
+        // The last end of each depth's jobs, and of every depth shallower than each.
+        let mut depth_end = std::collections::BTreeMap::<u8, u64>::new();
+        for j in jobs.iter().filter(|j| j.depth != 0) {
+            let e = depth_end.entry(j.depth).or_default();
+            *e = (*e).max(j.end_us);
+        }
+        let shallower_end = |d: u8| depth_end.range(..d).map(|(_, &e)| e).max();
         for j in &jobs {
             r.nodes += j.nodes;
             if j.depth > optimal && j.depth != 0 {
-                r.early_nodes += j.nodes;
+                r.past_optimal_nodes += j.nodes;
+            }
+            if j.depth != 0 && shallower_end(j.depth).is_some_and(|e| j.start_us < e) {
+                r.early_started_nodes += j.nodes;
             }
             if j.cancelled {
                 r.cancelled_nodes += j.nodes;
@@ -148,12 +162,13 @@ impl std::fmt::Display for SplitReport {
         )?;
         writeln!(
             f,
-            "nodes {:.4e} = {:.3} x one thread ({:.4e}); early-started depths {:.3e}, \
-             cancelled {:.3e}, after the solution {:.3e}",
+            "nodes {:.4e} = {:.3} x one thread ({:.4e}); started early {:.3e}, past the \
+             optimal depth {:.3e}, cancelled {:.3e}, after the solution {:.3e}",
             self.nodes as f64,
             self.nodes as f64 / self.one_thread_nodes.max(1) as f64,
             self.one_thread_nodes as f64,
-            self.early_nodes as f64,
+            self.early_started_nodes as f64,
+            self.past_optimal_nodes as f64,
             self.cancelled_nodes as f64,
             self.after_solution_nodes as f64
         )?;
@@ -174,5 +189,44 @@ impl std::fmt::Display for SplitReport {
             self.efficiency(),
             self.threads
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(id: u64, depth: u8, start_us: u64, end_us: u64, nodes: u64) -> SimJob {
+        SimJob {
+            id,
+            depth,
+            exec: 1,
+            start_us,
+            end_us,
+            nodes,
+            cancelled: false,
+        }
+    }
+
+    /// A job counts as started early when a job of a shallower depth (not the shallow
+    /// job) was still running as it started; past the optimal depth is its own count.
+    #[test]
+    fn early_started_nodes_are_those_overlapping_a_shallower_depth() {
+        let log = Log {
+            jobs: vec![
+                job(1, 0, 0, 50, 1),
+                job(2, 13, 60, 100, 10),
+                job(3, 13, 60, 300, 20),
+                job(4, 14, 200, 400, 40),
+                job(5, 14, 310, 500, 80),
+                job(6, 15, 450, 600, 160),
+            ],
+            ..Log::default()
+        };
+        let r = SplitReport::new(2, 600, Vec::new(), log, 14);
+        // Job 4 started while job 3 (depth 13) ran; job 6 while job 5 (depth 14) ran.
+        assert_eq!(r.early_started_nodes, 40 + 160);
+        assert_eq!(r.past_optimal_nodes, 160);
+        assert_eq!(r.nodes, 311);
     }
 }
