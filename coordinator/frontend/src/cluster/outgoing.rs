@@ -6,11 +6,13 @@
 //! the coordinator would: a position is sent as its 54-character facelet string (its
 //! record gets the line's own text back), and a line that is no position gets its error
 //! record here, the one the coordinator (and a local run) gives it. Either way the
-//! output is what a local run writes.
+//! output is what a local run writes. So does a line past the bound on a position's text,
+//! which the reader did not keep (its text is empty: sent, it would read as the solved
+//! cube).
 
 use coordinator::input::InputLine;
 use proto::wire as w;
-use proto::{Record, RecordError};
+use proto::{BadLineKind, Record, RecordError};
 
 /// The longest line text sent as it is.
 pub const LINE_BYTES: usize = 64 << 10;
@@ -40,7 +42,11 @@ pub fn outgoing(l: InputLine) -> Outgoing {
         proved_empty: None,
         not_utf8: matches!(l.parsed, Err(RecordError::NotUtf8)),
     };
-    if l.input.len() <= LINE_BYTES {
+    let kept = !matches!(
+        &l.parsed,
+        Err(RecordError::Parse(b)) if b.kind == BadLineKind::TooLong
+    );
+    if kept && l.input.len() <= LINE_BYTES {
         return Outgoing::Line(line(l.input));
     }
     match l.parsed {
@@ -116,6 +122,20 @@ mod tests {
             r.outcome,
             Err(RecordError::from(Position::parse(&bad).unwrap_err()))
         );
+        // A line the reader did not keep (past a position's bound): its record here,
+        // never its empty text on the wire.
+        let too_long = InputLine {
+            line: 8,
+            input: String::new(),
+            parsed: Err(RecordError::from(tables::ParseError::TooLong {
+                bytes: tables::MAX_TEXT_BYTES + 1,
+            })),
+        };
+        let Outgoing::Record(r) = outgoing(too_long) else {
+            panic!("a line past the bound is its record")
+        };
+        assert_eq!((r.line, r.input.as_str()), (8, ""));
+        assert!(r.outcome.is_err());
         // Given as text: only a long one is parsed here.
         assert!(matches!(outgoing_text("R U Q".into()), Outgoing::Line(_)));
         assert!(matches!(outgoing_text(bad), Outgoing::Record(_)));
