@@ -68,15 +68,22 @@ pub fn check_not_input(input: Option<&Path>, output: &Path) -> Result<(), Output
     }
 }
 
-/// Opens `path` for writing with `options` and locks it; nothing in it is changed.
-fn open_locked(path: &Path, options: &OpenOptions) -> Result<File, OutputError> {
+/// Opens `path` for writing with `options` and, when it is a regular file, locks it;
+/// nothing in it is changed. Returns the file and whether it is a regular file.
+///
+/// A device, pipe or socket (`/dev/null`, `/dev/stdout`, a shell's `>(...)`) is shared by
+/// design: many runs write `/dev/null` at once, so it is neither locked nor emptied.
+fn open_locked(path: &Path, options: &OpenOptions) -> Result<(File, bool), OutputError> {
     let io = |source| OutputError::Io {
         path: path.to_path_buf(),
         source,
     };
     let f = options.open(path).map_err(io)?;
+    if !f.metadata().map_err(io)?.is_file() {
+        return Ok((f, false));
+    }
     match f.try_lock() {
-        Ok(()) => Ok(f),
+        Ok(()) => Ok((f, true)),
         Err(TryLockError::WouldBlock) => Err(OutputError::Locked(path.to_path_buf())),
         Err(TryLockError::Error(e)) => Err(io(e)),
     }
@@ -87,11 +94,13 @@ fn open_locked(path: &Path, options: &OpenOptions) -> Result<File, OutputError> 
 pub fn create(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
     check_not_input(input, path)?;
     // Not truncated on open: a file another run holds must not be emptied under it.
-    let f = open_locked(path, OpenOptions::new().write(true).create(true))?;
-    f.set_len(0).map_err(|source| OutputError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let (f, regular) = open_locked(path, OpenOptions::new().write(true).create(true))?;
+    if regular {
+        f.set_len(0).map_err(|source| OutputError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
     Ok(f)
 }
 
@@ -103,6 +112,7 @@ pub fn append(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
         path,
         OpenOptions::new().read(true).append(true).create(true),
     )
+    .map(|(f, _)| f)
 }
 
 #[cfg(test)]
@@ -165,6 +175,32 @@ mod tests {
         // The lock ends with the run that held it.
         let again = append(&out, None).unwrap();
         assert_eq!(again.metadata().unwrap().len(), 9);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_device_or_pipe_is_shared_neither_locked_nor_emptied() {
+        // Many runs write /dev/null at once (the browser test's client does); a device
+        // cannot be emptied (ftruncate says EINVAL) and its lock would be everyone's.
+        let null = Path::new("/dev/null");
+        let first = create(null, None).unwrap();
+        let second = create(null, None).unwrap();
+        let third = append(null, None).unwrap();
+        drop((first, second, third));
+        // A pipe, with its reader on the other end, is written as it is.
+        let d = dir("fifo");
+        let fifo = d.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if matches!(made, Ok(s) if s.success()) {
+            let reader = {
+                let fifo = fifo.clone();
+                std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+            };
+            let mut w = create(&fifo, None).unwrap();
+            w.write_all(b"{\"id\":1}\n").unwrap();
+            drop(w);
+            assert_eq!(reader.join().unwrap(), "{\"id\":1}\n");
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
