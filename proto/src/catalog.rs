@@ -21,6 +21,10 @@ use tables::tablefile::{table_path, HEADER_LEN};
 /// The name of the two-phase solver's tables.
 pub const TWOPHASE: &str = "twophase";
 
+/// The H48 table built when a directory holds none (the smallest that needs no fallback;
+/// built in seconds).
+pub const DEFAULT_H48: &str = "h48h0k4";
+
 /// The corner table every H48 table needs.
 pub const COCSEP: &str = "cocsep";
 
@@ -34,6 +38,51 @@ const EOESEP_CLASSES: u64 = 4464;
 
 /// Entries of the H48 h0 coordinate: 3393 cocsep classes times 34650 edge separations.
 const H0_ENTRIES: u64 = 3393 * 34650;
+
+/// An H48 table's parameters, read from its name `h48h{eo_bits}k{bits}`: the one grammar
+/// of H48 names (the worker's engine, its builder and every list of tables go through
+/// it). `h48h0k4` is the 4-bit table; `h48hNk2`, N = 0..=[`H48::MAX_EO_BITS`], the 2-bit
+/// ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct H48 {
+    /// Edge-orientation bits appended to the h0 coordinate.
+    pub eo_bits: u8,
+    /// Bits per entry: 4 (only with 0 edge-orientation bits) or 2.
+    pub bits: u8,
+}
+
+impl H48 {
+    /// The most edge-orientation bits a table has.
+    pub const MAX_EO_BITS: u8 = 11;
+
+    /// The table `name` denotes, if it is an H48 table's name (`h48h3k2`; not `h48h03k2`).
+    pub fn parse(name: &str) -> Option<H48> {
+        let (n, k) = name.strip_prefix("h48h")?.split_once('k')?;
+        // Digits only: `u8::from_str` also takes a sign (`h48h+1k2`).
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let eo_bits: u8 = n.parse().ok()?;
+        if n.len() > 2 || (n.len() == 2 && n.starts_with('0')) || eo_bits > Self::MAX_EO_BITS {
+            return None;
+        }
+        match (k, eo_bits) {
+            ("4", 0) => Some(H48 { eo_bits, bits: 4 }),
+            ("2", _) => Some(H48 { eo_bits, bits: 2 }),
+            _ => None,
+        }
+    }
+
+    /// Its name.
+    pub fn name(self) -> String {
+        format!("h48h{}k{}", self.eo_bits, self.bits)
+    }
+
+    /// Entries of its file: the h0 coordinate with `eo_bits` bits appended.
+    pub const fn entries(self) -> u64 {
+        H0_ENTRIES << self.eo_bits
+    }
+}
 
 /// One table file (`<name>.tbl` in a tables directory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +122,11 @@ pub const fn h48_k2_build_memory(eo_bits: u32) -> u64 {
 /// The file `h48h{eo_bits}k2`: 2 bits per entry, `eo_bits` edge-orientation bits appended
 /// to the h0 coordinate.
 const fn h48_k2(name: &'static str, eo_bits: u32) -> File {
-    let entries = H0_ENTRIES << eo_bits;
+    let entries = H48 {
+        eo_bits: eo_bits as u8,
+        bits: 2,
+    }
+    .entries();
     let build_memory = h48_k2_build_memory(eo_bits);
     File {
         name,
@@ -136,7 +189,11 @@ static FILES: [File; 19] = [
     },
     File {
         name: "h48h0k4",
-        entries: H0_ENTRIES,
+        entries: H48 {
+            eo_bits: 0,
+            bits: 4,
+        }
+        .entries(),
         bits: 4,
         build_memory: H0_ENTRIES / 2 + (64 << 20),
     },
@@ -317,6 +374,36 @@ pub fn largest_h48_where(mut usable: impl FnMut(&Entry) -> bool) -> Option<&'sta
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_h48_grammar_names_exactly_the_catalog_s_h48_tables() {
+        let mut named = vec![H48::parse("h48h0k4").unwrap()];
+        named.extend((0..=H48::MAX_EO_BITS).map(|n| H48::parse(&format!("h48h{n}k2")).unwrap()));
+        for h in &named {
+            let e = find(&h.name()).unwrap();
+            assert_eq!(e.method, Method::Optimal);
+            let f = file(&h.name()).unwrap();
+            assert_eq!(
+                (f.entries, f.bits),
+                (h.entries(), u64::from(h.bits)),
+                "{}",
+                h.name()
+            );
+            assert_eq!(H48::parse(&h.name()), Some(*h));
+        }
+        let h48_entries = all().iter().filter(|e| e.method == Method::Optimal).count();
+        assert_eq!(
+            h48_entries,
+            named.len(),
+            "every H48 entry parses, and only those"
+        );
+        for bad in [
+            "h48h1k4", "h48h12k2", "h48h01k2", "h48h", "h48h3k", "x", "h48h3k2x", "cocsep",
+            "h48h-1k2", "h48h+1k2",
+        ] {
+            assert_eq!(H48::parse(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn every_entry_is_found_by_its_name_and_names_real_files() {

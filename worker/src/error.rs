@@ -95,7 +95,7 @@ fn gb(bytes: u64) -> f64 {
 fn largest_buildable(available: u64) -> String {
     let fits = proto::catalog::files()
         .into_iter()
-        .filter(|f| f.starts_with("h48h"))
+        .filter(|f| proto::catalog::H48::parse(f).is_some())
         .filter_map(proto::catalog::file)
         .filter(|f| f.build_memory <= available)
         .max_by_key(|f| f.entries);

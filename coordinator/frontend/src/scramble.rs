@@ -27,8 +27,9 @@ pub fn scrambler(dir: &Path, d: &Dialect, progress: &dyn Progress) -> Result<Scr
             .map_err(|e| Error::table(format!("checking table {table}"), e))?;
     } else {
         d.say(&format!(
-            "building the two-phase tables in {} (about 130 MB, once)…",
-            dir.display()
+            "building the two-phase tables in {} ({}, once)…",
+            dir.display(),
+            crate::table::size_of(table)
         ));
     }
     let solver = worker::TwoPhaseSolver::open_or_build(dir, progress)

@@ -31,12 +31,14 @@ pub fn local(
         None => match worker::catalog::largest_h48_available(dir) {
             Some(t) => t.to_string(),
             None => {
+                let t = proto::catalog::DEFAULT_H48;
                 d.say(&format!(
-                    "no H48 table in {}; building h48h0k4 (about 60 MB, once)…",
-                    dir.display()
+                    "no H48 table in {}; building {t} ({}, once)…",
+                    dir.display(),
+                    size_of(t)
                 ));
-                worker::catalog::build(dir, "h48h0k4", progress).map_err(build_error("h48h0k4"))?;
-                "h48h0k4".to_string()
+                worker::catalog::build(dir, t, progress).map_err(build_error(t))?;
+                t.to_string()
             }
         },
     };
@@ -50,8 +52,9 @@ pub fn local(
     }
     if let Some(f) = worker::catalog::missing_fallback(dir, entry) {
         d.say(&format!(
-            "{f}, the fallback of table {name}, is not in {}; building it (4.6 MB, seconds)…",
-            dir.display()
+            "{f}, the fallback of table {name}, is not in {}; building it ({}, seconds)…",
+            dir.display(),
+            size_of(f)
         ));
         if let Err(e) = worker::catalog::build_file(dir, f, progress) {
             // A directory that cannot be written (a read-only volume) keeps working with
@@ -63,6 +66,36 @@ pub fn local(
         }
     }
     Ok(name)
+}
+
+/// The size of a solver table or table file, by the catalog, as a person reads it
+/// ("59 MB", "0.94 GB").
+pub fn size_of(name: &str) -> String {
+    let bytes = match proto::catalog::find(name) {
+        Some(e) => e.bytes(),
+        None => proto::catalog::file_bytes(name).unwrap_or(0),
+    };
+    if bytes >= 1_000_000_000 {
+        format!("{:.2} GB", bytes as f64 / 1e9)
+    } else {
+        format!("{:.0} MB", (bytes as f64 / 1e6).max(1.0))
+    }
+}
+
+/// What an optimal solve of random-state positions costs with `table`, when that is one
+/// of the smallest H48 tables (h0 to h2, which `local` builds when none is present): said
+/// before a batch starts, with the one command that makes it fast. `None` for the others.
+/// The figures are docs/performance.md's (2 cores).
+pub fn cost_note(table: &str) -> Option<String> {
+    let h = proto::catalog::H48::parse(table)?;
+    (h.eo_bits <= 2).then(|| {
+        format!(
+            "{table} is one of the smallest tables: a random-state position (17 to 20 moves) \
+             can take minutes with it on 2 cores (160 s measured with h48h0k4); \
+             `cubeswarm tables build h48h3k2` (235 MB, under a minute to build) brings that \
+             to about 8 s, h48h5k2 (0.94 GB, about 9 min to build) to about 2 s"
+        )
+    })
 }
 
 /// The table every job of a cluster request of `method` needs: "twophase", `table`, or
@@ -97,6 +130,27 @@ fn optimal_entry(name: &str, d: &Dialect) -> Result<&'static proto::catalog::Ent
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_come_from_the_catalog() {
+        assert_eq!(size_of("h48h5k2"), "941 MB");
+        assert_eq!(size_of("h48h6k2"), "1.88 GB");
+        assert_eq!(size_of("h48h0k4"), "59 MB");
+        assert_eq!(size_of("eoesep"), "5 MB");
+        assert_eq!(size_of("twophase"), "130 MB");
+    }
+
+    #[test]
+    fn only_the_smallest_tables_come_with_a_cost_note() {
+        for small in ["h48h0k4", "h48h0k2", "h48h1k2", "h48h2k2"] {
+            let n = cost_note(small).unwrap();
+            assert!(n.starts_with(small), "{n}");
+            assert!(n.contains("cubeswarm tables build h48h3k2"), "{n}");
+        }
+        for fast in ["h48h3k2", "h48h5k2", "h48h11k2", "twophase", "cocsep"] {
+            assert_eq!(cost_note(fast), None, "{fast}");
+        }
+    }
 
     #[test]
     fn the_table_asked_of_a_cluster_follows_the_catalog() {

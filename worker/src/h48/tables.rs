@@ -37,25 +37,21 @@ pub enum TableKind {
 }
 
 impl TableKind {
-    /// Parses `cocsep`, `h48h0k4` or `h48hNk2` (N = 0..=11).
+    /// Parses `cocsep`, or an H48 table's name by the catalog's grammar
+    /// ([`proto::catalog::H48::parse`]).
     pub fn parse(name: &str) -> Option<TableKind> {
         if name == cocsep::NAME {
             return Some(TableKind::Cocsep);
         }
-        let rest = name.strip_prefix("h48h")?;
-        let (n, k) = rest.split_once('k')?;
-        let eo_bits: u8 = n.parse().ok()?;
-        if n.len() > 2 || (n.len() == 2 && n.starts_with('0')) || eo_bits > 11 {
-            return None;
-        }
-        match (k, eo_bits) {
-            ("4", 0) => Some(TableKind::H48 { eo_bits, bits: 4 }),
-            ("2", _) => Some(TableKind::H48 { eo_bits, bits: 2 }),
-            _ => None,
-        }
+        let h = proto::catalog::H48::parse(name)?;
+        Some(TableKind::H48 {
+            eo_bits: h.eo_bits,
+            bits: h.bits,
+        })
     }
 
-    /// Number of entries.
+    /// Number of entries, from this crate's coordinates (the catalog's sizes are checked
+    /// against them by the tests).
     pub fn entries(self) -> u64 {
         match self {
             TableKind::Cocsep => super::coords::COCSEP_RAW as u64,
