@@ -81,10 +81,21 @@ impl Progress for Bars {
     }
 }
 
+/// `one` for a count of 1, else `many` (a count of 0 is plural in English).
+pub fn plural(count: u64, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 {
+        one
+    } else {
+        many
+    }
+}
+
 /// The closing line of a scramble set, on stderr.
 pub fn print_summary(records: u64, errors: u64, seconds: f64) {
     eprintln!(
-        "{records} positions ({errors} errors) in {seconds:.2} s: {:.1} positions/s",
+        "{records} {} ({errors} {}) in {seconds:.2} s: {:.1} positions/s",
+        plural(records, "position", "positions"),
+        plural(errors, "error", "errors"),
         records as f64 / seconds.max(1e-9)
     );
 }
@@ -124,6 +135,13 @@ pub fn output(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_of_one_are_singular() {
+        assert_eq!(plural(1, "move", "moves"), "move");
+        assert_eq!(plural(0, "move", "moves"), "moves");
+        assert_eq!(plural(2, "move", "moves"), "moves");
+    }
 
     #[test]
     fn bars_are_drawn_only_when_asked_and_on_a_terminal() {

@@ -112,8 +112,10 @@ pub fn run(dir: &Path, a: ScrambleArgs) -> anyhow::Result<()> {
     if !a.quiet {
         let secs = start.elapsed().as_secs_f64();
         eprintln!(
-            "{written} scrambles in {secs:.2} s: {:.1} scrambles/s on {threads} threads",
-            written as f64 / secs.max(1e-9)
+            "{written} {} in {secs:.2} s: {:.1} scrambles/s on {threads} {}",
+            crate::progress::plural(written, "scramble", "scrambles"),
+            written as f64 / secs.max(1e-9),
+            crate::progress::plural(threads as u64, "thread", "threads"),
         );
     }
     Ok(())

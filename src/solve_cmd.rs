@@ -14,12 +14,12 @@ use coordinator::input::InputLine;
 use coordinator::Source;
 use frontend::cluster::{self, DEFAULT_CONNECT_TIMEOUT};
 use frontend::output::{self, Format, CSV_HEADER};
-use frontend::{Asked, Dialect, Embedded};
+use frontend::{Dialect, Embedded, Request};
 use proto::{Method, Settings};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tables::Position;
 
 /// How a `solve` that ran to its end went (a run that could not is an error).
@@ -85,7 +85,8 @@ pub struct SolveArgs {
     /// Output format.
     #[arg(long, value_parser = format_parser(), default_value = "text")]
     format: Format,
-    /// Number of solutions per position.
+    /// Number of solutions per position. Optimal: up to N of the optimal length (fewer when
+    /// fewer exist); two-phase: N different solutions within --max-length.
     #[arg(long, short = 'n', default_value_t = 1)]
     solutions: usize,
     /// All optimal solutions (optimal method only).
@@ -147,23 +148,25 @@ pub struct SolveArgs {
     /// Optimal method: search every move prefix of a symmetric position, as if it had no
     /// symmetry (to measure the reduction; the solutions are the same). On a cluster the
     /// coordinator decides (`cubeswarm coordinator --no-symmetry`).
-    #[arg(long, conflicts_with = "coordinator")]
+    #[arg(long)]
     no_symmetry: bool,
 }
 
 /// Runs `solve`: the positions go through the coordinator's driver to the in-process
 /// executors (the embedded default), or to a cluster with `--coordinator`.
 pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished> {
-    let (settings, single) = checked(&a)?;
+    let (request, settings, single) = checked(&a)?;
     let connect_timeout = frontend::settings::seconds("--connect-timeout", a.connect_timeout)?;
     let wait_for_workers = frontend::settings::seconds("--wait-for-workers", a.wait_for_workers)?;
     if let Some(url) = a.coordinator.as_deref().filter(|u| !u.is_empty()) {
-        if a.threads.is_some() {
-            bail!("--threads sets the local solver's threads; with --coordinator each worker has its own");
-        }
+        request.for_cluster(&Dialect::CLI)?;
         let opts = cluster::Options {
             client: common.client_config(url)?,
-            table: frontend::table::on_cluster(settings.method, a.table.as_deref(), &Dialect::CLI)?,
+            table: frontend::table::on_cluster(
+                settings.method,
+                request.table.as_deref(),
+                &Dialect::CLI,
+            )?,
             settings,
             work: match (&a.position, &a.input) {
                 (Some(p), _) => cluster::Positions::One(p.clone()),
@@ -184,110 +187,177 @@ pub fn run(dir: &Path, common: &Common, a: SolveArgs) -> anyhow::Result<Finished
     if a.resume {
         bail!("--resume continues the output file of a cluster run; use it with --coordinator");
     }
-    let mut threads = frontend::settings::threads(a.threads, &Dialect::CLI)?;
-    if single.is_some() {
-        threads = frontend::settings::threads_for_one(threads, a.method);
-    }
-    let cfg = coordinator::Config {
-        symmetry: !a.no_symmetry,
-        ..coordinator::Config::default()
-    };
+    let threads = request.local_threads(single.is_some(), &Dialect::CLI)?;
     let table = frontend::table::local(
         dir,
         a.method,
-        a.table.as_deref(),
+        request.table.as_deref(),
         &Dialect::CLI,
         &Bars::new(true),
     )?;
     let tables = Embedded::open(dir, &table, &Dialect::CLI, &Bars::new(!a.quiet))?;
-    let pool = tables.executors(1, threads)?;
-    let mut out = crate::progress::output(a.output.as_deref(), a.input.as_deref())?;
-    if let Some(path) = &a.trace {
-        let (Some(position), Some(text)) = (single, &a.position) else {
-            bail!("--trace records the search of one position given on the command line");
-        };
-        if a.method != Method::Optimal {
-            bail!("--trace records an optimal search (--method optimal)");
-        }
-        let run = crate::trace_cmd::TraceRun {
-            path,
-            input: text.clone(),
-            position,
-            settings: settings.clone(),
-            table,
-            threads,
-            cfg,
-        };
-        let rec = crate::trace_cmd::solve_traced(pool, run)?;
-        let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
-        return Ok(Finished::new(u64::from(failure.is_some()), failure));
-    }
-    if let (Some(position), Some(text)) = (single, &a.position) {
-        let line = InputLine {
-            line: 1,
-            input: text.clone(),
-            parsed: Ok(position),
-        };
-        let rec = frontend::embedded::one_with(cfg, &pool, &settings, &table, line, None)?;
-        let failure = output::write_single(&mut out, a.format, &rec, &settings)?;
-        return Ok(Finished::new(u64::from(failure.is_some()), failure));
-    }
-    let path = a.input.clone().unwrap_or_default();
-    let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if path.as_os_str() == "-" {
-        (Box::new(BufReader::new(std::io::stdin())), None)
-    } else {
-        let f = File::open(&path)
-            .with_context(|| format!("cannot open input file {}", path.display()))?;
-        let len = f.metadata().ok().map(|m| m.len());
-        (Box::new(BufReader::with_capacity(1 << 16, f)), len)
-    };
-    let bar = progress_bar(!a.quiet, total);
-    if a.format == Format::Csv {
-        writeln!(out, "{CSV_HEADER}")?;
-    }
-    let start = Instant::now();
-    let mut done = 0u64;
-    let mut failed = 0u64;
-    let stats = coordinator::run(
-        cfg,
-        &pool,
-        settings.clone(),
+    let local = Local {
+        cfg: request.config(),
+        pool: tables.executors(1, threads)?,
+        threads,
         table,
-        Source::Lines(reader),
-        &mut |rec| {
-            out.write_all(output::render(&rec, &settings, a.format).as_bytes())?;
-            done += 1;
-            if output::failure(&rec, &settings).is_some() {
-                failed += 1;
-            }
-            if let Some(b) = &bar {
-                b.inc(rec.input.len() as u64 + 1);
-                let secs = start.elapsed().as_secs_f64().max(1e-9);
-                b.set_message(format!("{done} positions, {:.1}/s", done as f64 / secs));
-            }
-            Ok(())
-        },
-    )
-    .with_context(|| format!("solving {}", path.display()))?;
-    out.flush()?;
-    drop(out);
-    if let Some(b) = bar {
-        b.finish_and_clear();
+        settings,
+        out: crate::progress::output(a.output.as_deref(), a.input.as_deref())?,
+    };
+    match (single, &a.position) {
+        (Some(position), Some(text)) => local.one(&a, position, text),
+        _ => local.batch(&a),
     }
-    if !a.quiet {
-        print_summary(stats.records, failed, stats.seconds);
+}
+
+/// A local run, its tables open: what it asks, where it writes.
+struct Local {
+    cfg: coordinator::Config,
+    pool: coordinator::Executors,
+    threads: usize,
+    table: String,
+    settings: Settings,
+    out: Box<dyn Write>,
+}
+
+impl Local {
+    /// The command-line position, its record written as `solve` shows one (`--trace`:
+    /// its search recorded).
+    fn one(mut self, a: &SolveArgs, position: Position, text: &str) -> anyhow::Result<Finished> {
+        let rec = if let Some(path) = &a.trace {
+            if a.method != Method::Optimal {
+                bail!("--trace records an optimal search (--method optimal)");
+            }
+            let run = crate::trace_cmd::TraceRun {
+                path,
+                input: text.to_string(),
+                position,
+                settings: self.settings.clone(),
+                table: self.table.clone(),
+                threads: self.threads,
+                cfg: self.cfg,
+            };
+            crate::trace_cmd::solve_traced(self.pool, run)?
+        } else {
+            let line = InputLine {
+                line: 1,
+                input: text.to_string(),
+                parsed: Ok(position),
+            };
+            // A search still running after a while with one of the smallest tables is
+            // told, once, what a larger one would do.
+            let note = (!a.quiet && a.method == Method::Optimal)
+                .then(|| frontend::table::cost_note(&self.table))
+                .flatten();
+            let (start, mut said) = (Instant::now(), note.is_none());
+            let mut tick = || {
+                if !said && start.elapsed() >= Duration::from_secs(10) {
+                    said = true;
+                    if let Some(n) = &note {
+                        eprintln!("note: {n}");
+                    }
+                }
+                false
+            };
+            let interrupt = coordinator::Interrupt {
+                every: Duration::from_millis(500),
+                stop: &mut tick,
+            };
+            let (cfg, s, t) = (self.cfg.clone(), &self.settings, &self.table);
+            frontend::embedded::one(cfg, &self.pool, s, t, line, Some(interrupt))?
+        };
+        let failure = output::write_single(&mut self.out, a.format, &rec, &self.settings)?;
+        Ok(Finished::new(u64::from(failure.is_some()), failure))
     }
-    Ok(Finished::new(failed, None))
+
+    /// The lines of `--input`, their records written as they are released, with a bar on
+    /// a terminal (progress lines without one, when writing a file) and a closing line.
+    fn batch(mut self, a: &SolveArgs) -> anyhow::Result<Finished> {
+        let path = a.input.clone().unwrap_or_default();
+        let (reader, total): (Box<dyn BufRead + Send>, Option<u64>) = if path.as_os_str() == "-" {
+            (Box::new(BufReader::new(std::io::stdin())), None)
+        } else {
+            let f = File::open(&path)
+                .with_context(|| format!("cannot open input file {}", path.display()))?;
+            let len = f.metadata().ok().map(|m| m.len());
+            (Box::new(BufReader::with_capacity(1 << 16, f)), len)
+        };
+        if !a.quiet && a.method == Method::Optimal {
+            if let Some(note) = frontend::table::cost_note(&self.table) {
+                eprintln!("note: {note}");
+            }
+        }
+        let bar = progress_bar(!a.quiet, total);
+        // Without a bar (stderr is no terminal: a log, a pipe, a CI job), a run writing a
+        // file says how far it is every few seconds instead.
+        let mut lines = (bar.is_none() && !a.quiet && a.output.is_some())
+            .then(|| ProgressLines::new(&path, total));
+        if a.format == Format::Csv {
+            writeln!(self.out, "{CSV_HEADER}")?;
+        }
+        let start = Instant::now();
+        let done = std::cell::Cell::new((0u64, 0u64));
+        let mut tick = || {
+            if let Some(l) = &mut lines {
+                l.tick(done.get());
+            }
+            false
+        };
+        let out = &mut self.out;
+        let settings = &self.settings;
+        let tally = frontend::embedded::many(
+            self.cfg.clone(),
+            &self.pool,
+            settings,
+            &self.table,
+            Source::Lines(reader),
+            &mut |rec, _| {
+                let text = output::render(&rec, settings, a.format);
+                match (&bar, &a.output) {
+                    // Records on the terminal the bar is drawn on: the bar steps aside
+                    // for each, so that none is left behind above the results.
+                    (Some(b), None) => b.suspend(|| {
+                        out.write_all(text.as_bytes())?;
+                        out.flush()
+                    })?,
+                    _ => out.write_all(text.as_bytes())?,
+                }
+                let (n, bytes) = done.get();
+                let (n, bytes) = (n + 1, bytes + rec.input.len() as u64 + 1);
+                done.set((n, bytes));
+                if let Some(b) = &bar {
+                    b.set_position(bytes);
+                    let secs = start.elapsed().as_secs_f64().max(1e-9);
+                    b.set_message(format!("{n} positions, {:.1}/s", n as f64 / secs));
+                }
+                Ok(())
+            },
+            Some(coordinator::Interrupt {
+                every: Duration::from_millis(500),
+                stop: &mut tick,
+            }),
+        )
+        .with_context(|| format!("solving {}", path.display()))?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        self.out.flush()?;
+        drop(self.out);
+        if !a.quiet {
+            print_summary(tally.records, tally.failed, tally.seconds);
+        }
+        Ok(Finished::new(tally.failed, None))
+    }
 }
 
 /// The flags checked and turned into settings, and the command-line position parsed:
 /// what a local and a cluster run refuse alike, before any table is opened or any
 /// connection made.
-fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
+fn checked(a: &SolveArgs) -> anyhow::Result<(Request, Settings, Option<Position>)> {
     if a.input.is_some() == a.position.is_some() {
         bail!("give either a POSITION or --input FILE (not both, not neither)");
     }
-    let asked = Asked {
+    let request = Request {
         method: a.method,
         min_length: a.min_length.into(),
         max_length: a.max_length.map(u32::from),
@@ -298,9 +368,12 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         },
         time_limit: a.time_limit,
         anytime: a.anytime,
+        table: a.table.clone(),
+        threads: a.threads,
+        symmetry: !a.no_symmetry,
     };
     // Checked before any table is opened (or built), and before anything is written.
-    let settings = asked.settings(&Dialect::CLI)?;
+    let settings = request.settings(&Dialect::CLI)?;
     if let Some(output) = &a.output {
         frontend::outfile::check_not_input(a.input.as_deref(), output)?;
     }
@@ -311,5 +384,52 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Settings, Option<Position>)> {
         .transpose()?;
     let cluster = a.coordinator.as_deref().is_some_and(|u| !u.is_empty());
     let single = crate::solve_to::position_to_solve(single, a.to.as_deref(), cluster)?;
-    Ok((settings, single))
+    Ok((request, settings, single))
+}
+
+/// A run's progress as a line on stderr every [`ProgressLines::EVERY`], for a run whose
+/// stderr is no terminal (no bar is drawn there).
+struct ProgressLines {
+    input: String,
+    total: Option<u64>,
+    start: Instant,
+    last: Instant,
+}
+
+impl ProgressLines {
+    /// How often a line is written.
+    const EVERY: Duration = Duration::from_secs(5);
+
+    fn new(input: &Path, total: Option<u64>) -> ProgressLines {
+        let now = Instant::now();
+        ProgressLines {
+            input: input.display().to_string(),
+            total,
+            start: now,
+            last: now,
+        }
+    }
+
+    /// Writes a line if one is due: `done` is the records written and the input bytes
+    /// they stand for.
+    fn tick(&mut self, (records, bytes): (u64, u64)) {
+        if self.last.elapsed() < Self::EVERY {
+            return;
+        }
+        self.last = Instant::now();
+        let secs = self.start.elapsed().as_secs_f64();
+        let of = match self.total {
+            Some(t) if t > 0 => format!(
+                " ({:.0}% of {})",
+                bytes as f64 * 100.0 / t as f64,
+                self.input
+            ),
+            _ => String::new(),
+        };
+        eprintln!(
+            "solve: {records} {} in {secs:.0} s{of}, {:.2} positions/s",
+            crate::progress::plural(records, "position", "positions"),
+            records as f64 / secs.max(1e-9)
+        );
+    }
 }

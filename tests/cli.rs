@@ -609,7 +609,7 @@ fn a_panicking_line_is_one_error_record_and_the_others_are_solved() {
         .expect("run cubeswarm");
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("4 positions (1 errors)"),
+        stderr(&o).contains("4 positions (1 error)"),
         "{}",
         stderr(&o)
     );

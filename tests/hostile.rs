@@ -134,6 +134,30 @@ fn threads_are_bounded_with_a_clear_error() {
     }
 }
 
+#[test]
+fn what_a_cluster_cannot_honour_is_refused_with_the_reason_before_connecting() {
+    // Nothing listens on port 1: a refusal that names the option came before any
+    // connection was tried.
+    for (flag, says) in [
+        (
+            &["--threads", "2"][..],
+            "--threads sets the local solver's threads",
+        ),
+        (
+            &["--no-symmetry"][..],
+            "--no-symmetry is the coordinator's choice",
+        ),
+    ] {
+        let mut args = vec!["solve", "--coordinator", "http://127.0.0.1:1", "R U"];
+        args.extend_from_slice(flag);
+        let o = run(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(!err.contains("connect"), "refused before connecting: {err}");
+    }
+}
+
 /// The records of a CSV text as an RFC 4180 reader cuts them: a CR or LF outside quotes
 /// ends a record (CRLF is one end), inside quotes it is part of the field.
 fn csv_records(s: &str) -> Vec<String> {

@@ -67,8 +67,11 @@ def solve(
     min_length: int = 0,
     solutions: Optional[int] = 1,
     time_limit: Optional[float] = None,
+    anytime: bool = False,
     table: Optional[str] = None,
     threads: Optional[int] = None,
+    symmetry: bool = True,
+    to: Optional[str] = None,
     tables_dir: Optional[PathLike] = None,
 ) -> Solution:
     """Solves one position.
@@ -81,8 +84,14 @@ def solve(
         min_length: the shortest solution length to look for (optimal).
         solutions: how many solutions; None: every optimal solution (optimal only).
         time_limit: seconds; the best solution found so far is returned when it runs out.
+        anytime: two-phase: keep shortening until ``time_limit`` runs out (or the
+            shortest is proved) and return the shortest found (the CLI's ``--anytime``).
         table: the H48 table (default: the largest present; h48h0k4 is built if none is).
         threads: solver threads (default: every core).
+        symmetry: optimal: search one move prefix per symmetry class of a symmetric
+            position (False: every prefix, the CLI's ``--no-symmetry``; same solutions).
+        to: solve to this pattern (a facelet string or a scramble) instead of the solved
+            cube: the solutions take ``position`` to it (the CLI's ``--to``).
         tables_dir: where the tables are (default: the CLI's directory).
 
     Returns:
@@ -97,17 +106,12 @@ def solve(
     """
     if not isinstance(position, str):
         raise PositionError(f"position must be a str, not {type(position).__name__}")
-    d = _native.solve(
-        position,
-        method,
-        max_length,
-        min_length,
-        solutions,
-        time_limit,
-        table,
-        threads,
-        _dir(tables_dir),
-    )
+    if to is not None:
+        position = _native.relative(position, to)
+    options = dict(method=method, max_length=max_length, min_length=min_length,
+                   solutions=solutions, time_limit=time_limit, anytime=anytime, table=table,
+                   threads=threads, symmetry=symmetry)
+    d = _native.solve(position, options, _dir(tables_dir))
     s = Solution._from_record(d)
     if s.error is not None:
         raise NoSolutionError(s.error)
@@ -122,8 +126,10 @@ def solve_many(
     min_length: int = 0,
     solutions: Optional[int] = 1,
     time_limit: Optional[float] = None,
+    anytime: bool = False,
     table: Optional[str] = None,
     threads: Optional[int] = None,
+    symmetry: bool = True,
     tables_dir: Optional[PathLike] = None,
     progress: bool = False,
 ) -> Iterator[Solution]:
@@ -137,17 +143,10 @@ def solve_many(
     a progress bar on stderr (tqdm when installed, else a counter line). The other
     arguments are those of :func:`solve`. Settings and table errors are raised at once.
     """
-    it = _native.SolveMany(
-        positions,
-        method,
-        max_length,
-        min_length,
-        solutions,
-        time_limit,
-        table,
-        threads,
-        _dir(tables_dir),
-    )
+    options = dict(method=method, max_length=max_length, min_length=min_length,
+                   solutions=solutions, time_limit=time_limit, anytime=anytime, table=table,
+                   threads=threads, symmetry=symmetry)
+    it = _native.SolveMany(positions, options, _dir(tables_dir))
     results = (Solution._from_record(d) for d in it)
     if progress:
         return _with_progress(results, positions)

@@ -7,29 +7,16 @@ def apply(position: str, moves_text: str) -> str: ...
 def is_solved_by(position: str, moves_text: str) -> bool: ...
 def random_state(seed: Optional[int] = None) -> str: ...
 def relative(position: str, target: str) -> str: ...
-def solve(
-    position: str,
-    method: str,
-    max_length: int,
-    min_length: int,
-    solutions: Optional[int],
-    time_limit: Optional[float],
-    table: Optional[str],
-    threads: Optional[int],
-    tables_dir: Optional[str],
-) -> Dict[str, Any]: ...
+# `options`: the keyword arguments of cubeswarm.solve as one dict (method, max_length,
+# min_length, solutions, time_limit, anytime, table, threads, symmetry); an unknown key is
+# refused.
+def solve(position: str, options: Dict[str, Any], tables_dir: Optional[str]) -> Dict[str, Any]: ...
 
 class SolveMany(Iterator[Dict[str, Any]]):
     def __init__(
         self,
         positions: Iterable[str],
-        method: str,
-        max_length: int,
-        min_length: int,
-        solutions: Optional[int],
-        time_limit: Optional[float],
-        table: Optional[str],
-        threads: Optional[int],
+        options: Dict[str, Any],
         tables_dir: Optional[str],
     ) -> None: ...
     def __iter__(self) -> "SolveMany": ...
@@ -42,18 +29,14 @@ class ClusterRun:
         url: str,
         token: Optional[str],
         tls_ca: Optional[str],
-        method: str,
-        max_length: int,
-        min_length: int,
-        solutions: Optional[int],
-        time_limit: Optional[float],
-        table: Optional[str],
+        options: Dict[str, Any],
         position: Optional[str],
         positions: Optional[Iterable[str]],
         input: Optional[str],
         output: Optional[str],
         resume: bool,
         connect_timeout: Optional[float],
+        wait_for_workers: Optional[float],
     ) -> None: ...
     def __iter__(self) -> "ClusterRun": ...
     def __next__(self) -> Dict[str, Any]: ...

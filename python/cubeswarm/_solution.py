@@ -52,15 +52,15 @@ class Solution:
 
     @classmethod
     def _from_record(cls, d: Dict[str, Any]) -> "Solution":
-        sols = [list(s) for s in d["solutions"]]
+        sols = [s.split() for s in d["solutions"]]
         return cls(
             moves=sols[0] if sols else [],
             optimal=bool(d["optimal"]),
             nodes=int(d["nodes"]),
-            seconds=float(d["seconds"]),
+            seconds=float(d["millis"]) / 1000.0,
             solutions=sols,
             input=d["input"],
-            line=int(d["line"]),
+            line=int(d["id"]),
             note=d.get("note"),
             error=d.get("error"),
         )

@@ -19,7 +19,9 @@ class Cluster:
     """A cluster's coordinator at ``url`` (``http://host:port``, or ``https://`` with
     ``tls_ca``, the PEM file of the CA that signed its certificate), with its bearer
     ``token`` if it has one. ``connect_timeout``: seconds without a working connection
-    before a run gives up (default 120; 0: never)."""
+    before a run gives up (default 120; 0: never). ``wait_for_workers``: seconds the
+    coordinator keeps a request whose table no connected worker holds before refusing it
+    (default 0: refused at once); the CLI's ``--wait-for-workers``."""
 
     def __init__(
         self,
@@ -27,11 +29,13 @@ class Cluster:
         token: Optional[str] = None,
         tls_ca: Optional[PathLike] = None,
         connect_timeout: Optional[float] = None,
+        wait_for_workers: Optional[float] = None,
     ) -> None:
         self.url = url
         self.token = token
         self.tls_ca = None if tls_ca is None else os.fspath(tls_ca)
         self.connect_timeout = connect_timeout
+        self.wait_for_workers = wait_for_workers
 
     def __repr__(self) -> str:
         return f"Cluster({self.url!r})"
@@ -45,10 +49,9 @@ class Cluster:
                  positions: Optional[Iterable[str]] = None, input: Optional[str] = None,
                  output: Optional[str] = None, resume: bool = False) -> Iterator[Dict[str, Any]]:
         return _native.ClusterRun(
-            self.url, self.token, self.tls_ca,
-            settings["method"], settings["max_length"], settings["min_length"],
-            settings["solutions"], settings["time_limit"], settings["table"],
+            self.url, self.token, self.tls_ca, settings,
             position, positions, input, output, resume, self.connect_timeout,
+            self.wait_for_workers,
         )
 
     def solve(
@@ -60,12 +63,14 @@ class Cluster:
         min_length: int = 0,
         solutions: Optional[int] = 1,
         time_limit: Optional[float] = None,
+        anytime: bool = False,
         table: Optional[str] = None,
     ) -> Solution:
         """Solves one position on the cluster; as :func:`cubeswarm.solve` (raises the
         same errors, and ClusterError when the cluster refuses or cannot be reached)."""
         settings = dict(method=method, max_length=max_length, min_length=min_length,
-                        solutions=solutions, time_limit=time_limit, table=table)
+                        solutions=solutions, time_limit=time_limit, anytime=anytime,
+                        table=table)
         recs = [Solution._from_record(d) for d in self._records(settings, position=position)]
         if not recs:
             raise NoSolutionError("no record for the position")
@@ -83,6 +88,7 @@ class Cluster:
         min_length: int = 0,
         solutions: Optional[int] = 1,
         time_limit: Optional[float] = None,
+        anytime: bool = False,
         table: Optional[str] = None,
         output: Optional[PathLike] = None,
         resume: bool = False,
@@ -97,7 +103,8 @@ class Cluster:
         lines it does not hold yet (``positions`` must then be the same file).
         """
         settings = dict(method=method, max_length=max_length, min_length=min_length,
-                        solutions=solutions, time_limit=time_limit, table=table)
+                        solutions=solutions, time_limit=time_limit, anytime=anytime,
+                        table=table)
         if resume and output is None:
             raise ValueError("resume=True continues an output file: give output=")
         out = None if output is None else os.fspath(output)

@@ -35,9 +35,9 @@ def solve(cubestring: str, patternstring: Optional[str] = None, max_depth: int =
             cube = _native.relative(cube, _check("patternstring", patternstring))
         if not isinstance(max_depth, int) or max_depth < 0:
             raise ValueError("max_depth must be a non-negative int")
-        d = _native.solve(cube, "twophase", max_depth, 0, 1, None, None, 1, None)
+        d = _native.solve(cube, dict(method="twophase", max_length=max_depth, threads=1), None)
     except CubeswarmError as e:
         raise ValueError(str(e)) from None
     if d["error"] is not None:
         raise ValueError(d["error"])
-    return " ".join(d["solutions"][0])
+    return d["solutions"][0]

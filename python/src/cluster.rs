@@ -4,9 +4,9 @@
 //! the cluster's status.
 
 use crate::errors::{err, front, Kind};
-use crate::solve::{record_dict, Args};
+use crate::solve::record_dict;
 use crate::wait;
-use frontend::cluster::{self, ClientError, Observer, Options, Output, Stream, Summary, Positions};
+use frontend::cluster::{self, ClientError, Observer, Options, Output, Positions, Stream, Summary};
 use frontend::Dialect;
 use proto::transport::ClientConfig;
 use proto::{Record, Settings};
@@ -114,33 +114,24 @@ pub struct ClusterRun {
 #[pymethods]
 impl ClusterRun {
     #[new]
-    #[pyo3(signature = (url, token, tls_ca, method, max_length, min_length, solutions, time_limit, table, position, positions, input, output, resume, connect_timeout))]
+    #[pyo3(signature = (url, token, tls_ca, options, position, positions, input, output, resume, connect_timeout, wait_for_workers))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         url: &str,
         token: Option<String>,
         tls_ca: Option<PathBuf>,
-        method: String,
-        max_length: u32,
-        min_length: u32,
-        solutions: Option<u32>,
-        time_limit: Option<f64>,
-        table: Option<String>,
+        options: &Bound<'_, PyDict>,
         position: Option<String>,
         positions: Option<&Bound<'_, PyAny>>,
         input: Option<PathBuf>,
         output: Option<PathBuf>,
         resume: bool,
         connect_timeout: Option<f64>,
+        wait_for_workers: Option<f64>,
     ) -> PyResult<ClusterRun> {
-        let settings = Args {
-            method,
-            max_length,
-            min_length,
-            solutions,
-            time_limit,
-        }
-        .settings()?;
+        let request = crate::request::request(options)?;
+        let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
+        request.for_cluster(&Dialect::PYTHON).map_err(front)?;
         let failed = Arc::new(Mutex::new(None));
         let work = match (position, positions, input) {
             (Some(p), None, None) => {
@@ -170,15 +161,23 @@ impl ClusterRun {
         };
         let opts = Options {
             client: config(url, token, tls_ca),
-            table: frontend::table::on_cluster(settings.method, table.as_deref(), &Dialect::PYTHON)
-                .map_err(front)?,
+            table: frontend::table::on_cluster(
+                settings.method,
+                request.table.as_deref(),
+                &Dialect::PYTHON,
+            )
+            .map_err(front)?,
             settings: settings.clone(),
             work,
             output: output.map_or(Output::Nowhere, Output::File),
             format: frontend::output::Format::Jsonl,
             resume,
             connect_timeout,
-            wait_for_workers: None,
+            wait_for_workers: match wait_for_workers {
+                None => None,
+                Some(s) => Some(frontend::settings::seconds("wait_for_workers", s).map_err(front)?)
+                    .filter(|d| !d.is_zero()),
+            },
         };
         let (tx, rx) = mpsc::channel();
         // The client library has no stop: an abandoned run's thread ends on its own (the

@@ -7,6 +7,8 @@
 //! - `errors`: the package's exception classes (defined in `cubeswarm/errors.py`) raised
 //!   from Rust with the CLI's messages.
 //! - `progress`: table work reported on stderr.
+//! - `request`: the keyword arguments of a solve, one dict, into the library's one
+//!   `Request`.
 //! - `wait`: work on a thread while the GIL is released, signals checked meanwhile.
 //! - `solve`: `solve` and `SolveMany` through the front-end library's embedded run (the
 //!   CLI's path: settings, table choice, the tables opened once per process, the driver).
@@ -20,6 +22,7 @@ mod cluster;
 mod cube;
 mod errors;
 mod progress;
+mod request;
 mod scramble;
 mod solve;
 mod tables_fns;

@@ -10,7 +10,6 @@ use std::path::PathBuf;
 /// Scrambles made between two checks for Ctrl-C (a fraction of a second on two cores).
 const CHUNK: u64 = 1024;
 
-
 #[pyfunction]
 #[pyo3(signature = (n, seed=None, tables_dir=None))]
 pub fn scramble(

@@ -6,8 +6,8 @@ use crate::errors::{err, front, Kind};
 use crate::progress::Stderr;
 use crate::wait;
 use coordinator::input::InputLine;
-use coordinator::{Event, Interrupt, RunError, RunStats, Source};
-use frontend::{Asked, Dialect, Embedded};
+use coordinator::{Event, Interrupt, Source};
+use frontend::{Dialect, Embedded, Request};
 use proto::{Record, RecordError, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator, PyList};
@@ -23,102 +23,59 @@ const AHEAD: usize = 256;
 /// What the run's thread tells the caller.
 enum Msg {
     Record(Record),
-    End(Result<RunStats, RunError>),
+    End(Result<frontend::embedded::Tally, frontend::Error>),
 }
 
-/// Threads to use: `threads` (within the front end's bound), else one per core.
-fn thread_count(threads: Option<usize>) -> PyResult<usize> {
-    frontend::settings::threads(threads, &Dialect::PYTHON).map_err(front)
-}
-
-/// A record as a dict: `line`, `input`, `solutions` (each a list of moves), `optimal`,
-/// `nodes`, `seconds`, `note`, `error` (the CLI's message, or None).
+/// A record as a dict: the front-end library's one record object
+/// ([`frontend::output::fields`], the CLI writers' names), made a Python value.
 pub fn record_dict<'py>(
     py: Python<'py>,
     rec: &Record,
     settings: &Settings,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("line", rec.line)?;
-    d.set_item("input", &rec.input)?;
-    match &rec.outcome {
-        Ok(s) => {
-            let sols = PyList::empty(py);
-            for sol in &s.solutions {
-                let moves: Vec<String> = sol.iter().map(|m| m.to_string()).collect();
-                sols.append(moves)?;
+    let v = to_py(py, &frontend::output::fields(rec, settings))?;
+    Ok(v.cast_into::<PyDict>()?)
+}
+
+/// A JSON value as the Python value `json.loads` would make of it.
+fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    use pyo3::IntoPyObjectExt;
+    use serde_json::Value;
+    Ok(match v {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => b.into_bound_py_any(py)?,
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.into_bound_py_any(py)?,
+            (None, Some(i)) => i.into_bound_py_any(py)?,
+            _ => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py)?,
+        },
+        Value::String(s) => s.into_bound_py_any(py)?,
+        Value::Array(a) => {
+            let l = PyList::empty(py);
+            for x in a {
+                l.append(to_py(py, x)?)?;
             }
-            d.set_item("solutions", sols)?;
-            d.set_item("optimal", s.optimal)?;
-            d.set_item("nodes", s.nodes)?;
-            d.set_item("seconds", s.micros as f64 / 1e6)?;
-            let note = s.note(settings);
-            let error = if s.solutions.is_empty() {
-                Some(note.clone().unwrap_or_else(|| "no solution found".into()))
-            } else {
-                None
-            };
-            d.set_item("note", note)?;
-            d.set_item("error_kind", error.as_ref().map(|_| "no_solution"))?;
-            d.set_item("error", error)?;
+            l.into_any()
         }
-        Err(e) => {
-            d.set_item("solutions", PyList::empty(py))?;
-            d.set_item("optimal", false)?;
-            d.set_item("nodes", 0)?;
-            d.set_item("seconds", 0.0)?;
-            d.set_item("note", None::<String>)?;
-            d.set_item("error", e.to_string())?;
-            let kind = match e {
-                RecordError::Parse(_) | RecordError::NotUtf8 => "position",
-                RecordError::Job(_) => "job",
-            };
-            d.set_item("error_kind", kind)?;
+        Value::Object(o) => {
+            let d = PyDict::new(py);
+            for (k, x) in o {
+                d.set_item(k, to_py(py, x)?)?;
+            }
+            d.into_any()
         }
-    }
-    Ok(d)
-}
-
-/// A run's failure as an exception.
-fn run_error(e: RunError) -> PyErr {
-    front(frontend::Error::Run(e))
-}
-
-/// What `solve` and `solve_many` are asked, as the Python API takes it.
-pub struct Args {
-    pub method: String,
-    pub max_length: u32,
-    pub min_length: u32,
-    pub solutions: Option<u32>,
-    pub time_limit: Option<f64>,
-}
-
-impl Args {
-    /// The checked settings.
-    pub fn settings(&self) -> PyResult<Settings> {
-        let d = &Dialect::PYTHON;
-        Asked {
-            method: frontend::settings::method(&self.method, d).map_err(front)?,
-            min_length: self.min_length,
-            max_length: Some(self.max_length),
-            solutions: self.solutions,
-            time_limit: self.time_limit,
-            anytime: false,
-        }
-        .settings(d)
-        .map_err(front)
-    }
+    })
 }
 
 /// Settings, table and the opened tables for a call (opened with the GIL released, once
 /// per process: later calls reuse the tables and their idle executors).
 fn prepare(
     py: Python<'_>,
-    args: &Args,
-    table: Option<String>,
+    request: &Request,
     tables_dir: Option<PathBuf>,
 ) -> PyResult<(Settings, String, Arc<Embedded>)> {
-    let settings = args.settings()?;
+    let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
+    let table = request.table.clone();
     let dir = crate::tables_fns::dir(tables_dir);
     let method = settings.method;
     let d = &Dialect::PYTHON;
@@ -132,34 +89,25 @@ fn prepare(
     Ok((settings, name, tables))
 }
 
-/// Solves one position; returns its record as a dict (see [`record_dict`]). Raises
+/// Solves one position as `options` ask (a dict of the keyword arguments, see
+/// [`crate::request`]); returns its record as a dict (see [`record_dict`]). Raises
 /// PositionError before any table is opened when the text is not a position.
 #[pyfunction]
-#[pyo3(signature = (position, method, max_length, min_length, solutions, time_limit, table, threads, tables_dir))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (position, options, tables_dir))]
 pub fn solve<'py>(
     py: Python<'py>,
     position: &str,
-    method: String,
-    max_length: u32,
-    min_length: u32,
-    solutions: Option<u32>,
-    time_limit: Option<f64>,
-    table: Option<String>,
-    threads: Option<usize>,
+    options: &Bound<'py, PyDict>,
     tables_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let args = Args {
-        method,
-        max_length,
-        min_length,
-        solutions,
-        time_limit,
-    };
-    let method = args.settings()?.method;
-    let threads = frontend::settings::threads_for_one(thread_count(threads)?, method);
+    let request = crate::request::request(options)?;
+    request.settings(&Dialect::PYTHON).map_err(front)?;
+    let threads = request
+        .local_threads(true, &Dialect::PYTHON)
+        .map_err(front)?;
     let parsed = frontend::settings::position(position).map_err(front)?;
-    let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
+    let (settings, name, tables) = prepare(py, &request, tables_dir)?;
+    let cfg = request.config();
     let pool = tables.executors(1, threads).map_err(front)?;
     let line = InputLine {
         line: 1,
@@ -182,7 +130,7 @@ pub fn solve<'py>(
             every: wait::POLL,
             stop: &mut stop,
         };
-        frontend::embedded::one(&pool, asked, &name, line, Some(interrupt))
+        frontend::embedded::one(cfg, &pool, asked, &name, line, Some(interrupt))
     });
     if let Some(e) = signal {
         return Err(e);
@@ -252,18 +200,11 @@ pub struct SolveMany {
 #[pymethods]
 impl SolveMany {
     #[new]
-    #[pyo3(signature = (positions, method, max_length, min_length, solutions, time_limit, table, threads, tables_dir))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (positions, options, tables_dir))]
     fn new(
         py: Python<'_>,
         positions: &Bound<'_, PyAny>,
-        method: String,
-        max_length: u32,
-        min_length: u32,
-        solutions: Option<u32>,
-        time_limit: Option<f64>,
-        table: Option<String>,
-        threads: Option<usize>,
+        options: &Bound<'_, PyDict>,
         tables_dir: Option<PathBuf>,
     ) -> PyResult<SolveMany> {
         if positions.is_instance_of::<pyo3::types::PyString>() {
@@ -273,15 +214,12 @@ impl SolveMany {
             ));
         }
         let iter = positions.try_iter()?.unbind();
-        let args = Args {
-            method,
-            max_length,
-            min_length,
-            solutions,
-            time_limit,
-        };
-        let threads = thread_count(threads)?;
-        let (settings, name, tables) = prepare(py, &args, table, tables_dir)?;
+        let request = crate::request::request(options)?;
+        let threads = request
+            .local_threads(false, &Dialect::PYTHON)
+            .map_err(front)?;
+        let (settings, name, tables) = prepare(py, &request, tables_dir)?;
+        let cfg = request.config();
         let pool = tables.executors(1, threads).map_err(front)?;
         let stop = pool.tx.clone();
         let (tx, rx) = mpsc::sync_channel::<Msg>(AHEAD);
@@ -292,7 +230,7 @@ impl SolveMany {
             failed: Arc::clone(&failed),
         };
         let run_settings = settings.clone();
-        std::thread::spawn(move || run_many(pool, run_settings, name, lines, tx));
+        std::thread::spawn(move || run_many(cfg, pool, run_settings, name, lines, tx));
         Ok(SolveMany {
             rx: Mutex::new(rx),
             done: AtomicBool::new(false),
@@ -328,7 +266,7 @@ impl SolveMany {
                 if let Some(e) = self.failed.lock().unwrap_or_else(|p| p.into_inner()).take() {
                     return Err(e);
                 }
-                r.map_err(run_error)?;
+                r.map_err(front)?;
                 Ok(None)
             }
             None => {
@@ -359,6 +297,7 @@ impl Drop for SolveMany {
 
 /// The run of a `SolveMany`, on its own thread.
 fn run_many(
+    cfg: coordinator::Config,
     pool: coordinator::Executors,
     settings: Settings,
     table: String,
@@ -366,17 +305,18 @@ fn run_many(
     tx: SyncSender<Msg>,
 ) {
     let records = tx.clone();
-    let r = coordinator::run(
-        coordinator::Config::default(),
+    let r = frontend::embedded::many(
+        cfg,
         &pool,
-        settings,
-        table,
+        &settings,
+        &table,
         Source::<std::io::Empty>::Parsed(Box::new(lines)),
-        &mut |rec| {
+        &mut |rec, _| {
             records
                 .send(Msg::Record(rec))
                 .map_err(|_| std::io::Error::other("the iterator was dropped"))
         },
+        None,
     );
     let _ = tx.send(Msg::End(r));
 }

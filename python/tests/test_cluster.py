@@ -62,6 +62,9 @@ def test_solve_both_methods(cluster):
     f = cubeswarm.random_state(3)
     s = cluster.solve(f, method="twophase")
     assert cubeswarm.is_solved_by(f, s.moves) and s.length <= 20
+    # --anytime reaches the cluster: at least as short as the first solution.
+    best = cluster.solve(f, method="twophase", anytime=True, time_limit=0.3)
+    assert cubeswarm.is_solved_by(f, best.moves) and best.length <= s.length
     with pytest.raises(cubeswarm.PositionError):
         cluster.solve("R U Q")
     with pytest.raises(cubeswarm.NoSolutionError):

@@ -69,6 +69,16 @@ def test_errors_are_specific(tables_dir, tmp_path):
             cubeswarm.solve("R U", tables_dir=tables_dir, **kwargs)
     with pytest.raises(cubeswarm.NoSolutionError, match="no solution"):
         cubeswarm.solve("R U F", max_length=2, tables_dir=tables_dir)
+    # Wrong types are settings errors naming the argument, not a TypeError from the
+    # binding; a bool is not a number.
+    for kwargs, msg in [
+        (dict(max_length="20"), "max_length must be a whole number"),
+        (dict(max_length=-1), "max_length must be a whole number"),
+        (dict(solutions=True), "solutions must be a whole number"),
+        (dict(anytime="yes"), "anytime must be True or False"),
+    ]:
+        with pytest.raises(cubeswarm.SettingsError, match=msg):
+            cubeswarm.solve("R U", tables_dir=tables_dir, **kwargs)
     # A damaged table file: a TableError naming it, not a crash.
     (tmp_path / "cocsep.tbl").write_bytes((tables_dir / "cocsep.tbl").read_bytes())
     (tmp_path / "h48h0k4.tbl").write_bytes(b"not a table" * 100)
@@ -162,3 +172,40 @@ def test_scrambles_in_the_cubers_notation(tables_dir):
     assert cubeswarm.facelets(commutator) == cubeswarm.facelets("R U R' U R U' R' U'")
     with pytest.raises(cubeswarm.PositionError, match="token"):
         cubeswarm.facelets("R [U, ")
+
+
+def test_every_option_of_the_cli_reaches_python(tables_dir):
+    # --anytime: two-phase keeps shortening until the time limit; what it returns is at
+    # least as short as the first solution it would have returned.
+    f = cubeswarm.random_state(7)
+    first = cubeswarm.solve(f, method="twophase", tables_dir=tables_dir)
+    best = cubeswarm.solve(f, method="twophase", anytime=True, time_limit=0.3,
+                           tables_dir=tables_dir)
+    check(f, best)
+    assert best.length <= first.length
+    with pytest.raises(cubeswarm.SettingsError, match="anytime=True needs time_limit"):
+        cubeswarm.solve(f, method="twophase", anytime=True, tables_dir=tables_dir)
+    with pytest.raises(cubeswarm.SettingsError, match="anytime=True is for"):
+        cubeswarm.solve(f, anytime=True, time_limit=1.0, tables_dir=tables_dir)
+    # --no-symmetry: every prefix of a symmetric position searched; the same solutions.
+    sym = "U2 D2 F2 B2"
+    kept = cubeswarm.solve(sym, solutions=None, tables_dir=tables_dir)
+    every = cubeswarm.solve(sym, solutions=None, symmetry=False, tables_dir=tables_dir)
+    assert sorted(map(tuple, kept.solutions)) == sorted(map(tuple, every.solutions))
+    many = list(cubeswarm.solve_many([sym], solutions=None, symmetry=False,
+                                     tables_dir=tables_dir))
+    assert sorted(map(tuple, many[0].solutions)) == sorted(map(tuple, kept.solutions))
+
+
+def test_solving_to_a_pattern_as_the_cli_s_to(tables_dir):
+    target = cubeswarm.facelets("R")
+    s = cubeswarm.solve("R U", to=target, tables_dir=tables_dir)
+    assert cubeswarm.apply("R U", " ".join(s.moves)) == target
+    assert s.length == 1 and s.optimal
+
+
+def test_the_native_layer_refuses_an_unknown_option(tables_dir):
+    from cubeswarm import _native
+
+    with pytest.raises(cubeswarm.SettingsError, match='unknown option "max_lenght"'):
+        _native.solve("R U", dict(max_lenght=3), str(tables_dir))

@@ -27,6 +27,8 @@ pub struct Dialect {
     pub anytime: &'static str,
     /// The number of threads.
     pub threads: &'static str,
+    /// Searching every prefix of a symmetric position.
+    pub no_symmetry: &'static str,
     /// How to list the known tables.
     pub list_tables: &'static str,
 }
@@ -45,6 +47,7 @@ impl Dialect {
         time_limit: "--time-limit",
         anytime: "--anytime",
         threads: "--threads",
+        no_symmetry: "--no-symmetry",
         list_tables: "`cubeswarm tables list`",
     };
 
@@ -61,6 +64,7 @@ impl Dialect {
         time_limit: "time_limit",
         anytime: "anytime=True",
         threads: "threads",
+        no_symmetry: "symmetry=False",
         list_tables: "cubeswarm.tables.list()",
     };
 

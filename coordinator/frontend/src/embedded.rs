@@ -76,8 +76,9 @@ impl Embedded {
             if !p1m || !missing.is_empty() {
                 if !missing.is_empty() {
                     d.say(&format!(
-                        "building the two-phase tables in {} (about 130 MB, once)…",
-                        dir.display()
+                        "building the two-phase tables in {} ({}, once)…",
+                        dir.display(),
+                        crate::table::size_of(proto::catalog::TWOPHASE)
                     ));
                 }
                 let s = worker::TwoPhaseSolver::open_or_build(dir, progress).map_err(|e| {
@@ -324,27 +325,10 @@ impl Drop for Local {
     }
 }
 
-/// Solves one position through the driver on `executors`, on the calling thread: its
-/// record. `interrupt` may take the thread back early ([`coordinator::Interrupt`]).
+/// Solves one position through the driver on `executors` under the scheduler
+/// configuration `cfg` ([`crate::Request::config`]), on the calling thread: its record.
+/// `interrupt` may take the thread back early ([`coordinator::Interrupt`]).
 pub fn one(
-    executors: &Executors,
-    settings: &Settings,
-    table: &str,
-    line: InputLine,
-    interrupt: Option<Interrupt<'_>>,
-) -> Result<Record, Error> {
-    one_with(
-        coordinator::Config::default(),
-        executors,
-        settings,
-        table,
-        line,
-        interrupt,
-    )
-}
-
-/// [`one`] under the scheduler configuration `cfg`.
-pub fn one_with(
     cfg: coordinator::Config,
     executors: &Executors,
     settings: &Settings,
@@ -366,6 +350,53 @@ pub fn one_with(
         interrupt,
     )?;
     got.ok_or(Error::Run(coordinator::RunError::Disconnected))
+}
+
+/// What a local batch run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Records given to the sink, one per input line.
+    pub records: u64,
+    /// Records without a solution: error records and positions with none found
+    /// ([`crate::output::failure`]).
+    pub failed: u64,
+    /// Wall time, in seconds.
+    pub seconds: f64,
+}
+
+/// The one local batch loop, behind `solve --input` and Python's `solve_many`: every line
+/// of `source` solved through the driver on `executors`, its record given to `sink` in
+/// input order as soon as it is released, with whether it failed. `interrupt` may stop
+/// the run early.
+#[allow(clippy::too_many_arguments)]
+pub fn many<R: std::io::BufRead + Send>(
+    cfg: coordinator::Config,
+    executors: &Executors,
+    settings: &Settings,
+    table: &str,
+    source: Source<R>,
+    sink: &mut dyn FnMut(Record, bool) -> std::io::Result<()>,
+    interrupt: Option<Interrupt<'_>>,
+) -> Result<Tally, Error> {
+    let mut failed = 0u64;
+    let stats = coordinator::run_interruptible(
+        cfg,
+        executors,
+        settings.clone(),
+        table.to_string(),
+        source,
+        &mut |rec| {
+            let bad = crate::output::failure(&rec, settings).is_some();
+            failed += u64::from(bad);
+            sink(rec, bad)
+        },
+        interrupt,
+    )?;
+    Ok(Tally {
+        records: stats.records,
+        failed,
+        seconds: stats.seconds,
+    })
 }
 
 #[cfg(test)]

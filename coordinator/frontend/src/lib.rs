@@ -3,7 +3,9 @@
 //! and show results.
 //!
 //! # Layout
-//! - [`settings`]: what a user asks ([`Asked`]), checked into [`proto::Settings`], every
+//! - [`request`]: what a user asks ([`Request`]): one type every front end fills, checked
+//!   into [`proto::Settings`] and the scheduler's configuration, or refused for a cluster.
+//! - [`settings`]: the bounds of threads, positions, names and seconds, every
 //!   fault said in the front end's words ([`Dialect`], in [`dialect`]).
 //! - [`table`]: the table a solve uses, here or on a cluster, by the catalog's one rule.
 //! - [`embedded`]: a table opened in this process ([`Embedded`]: mapped, copied in the
@@ -17,7 +19,7 @@
 //! - [`scramble`]: the scrambler of random-state scrambles, kept per process.
 //! - [`error`]: why a call failed ([`Error`]), and the one way an error chain is said.
 //!
-//! A solve goes: [`Asked::settings`], then [`table::local`] and [`Embedded`] with
+//! A solve goes: [`Request::settings`], then [`table::local`] and [`Embedded`] with
 //! `coordinator::run`, or [`table::on_cluster`] and [`cluster::run`]; records come back
 //! in input order to the caller's sink or observer, and [`output`] writes them.
 #![warn(missing_docs)]
@@ -28,6 +30,7 @@ pub mod embedded;
 pub mod error;
 pub mod outfile;
 pub mod output;
+pub mod request;
 pub mod scramble;
 pub mod settings;
 pub mod table;
@@ -35,4 +38,4 @@ pub mod table;
 pub use dialect::Dialect;
 pub use embedded::Embedded;
 pub use error::{chain, Error};
-pub use settings::Asked;
+pub use request::Request;

@@ -1,7 +1,7 @@
 //! The output formats of `solve` (text, JSONL, CSV): how a [`proto::Record`] is written,
 //! the same for the embedded default and a cluster.
 
-use proto::{Record, Settings};
+use proto::{Record, RecordError, Settings};
 use std::fmt::Write as _;
 
 /// Output format of `solve`.
@@ -54,13 +54,50 @@ pub fn render(rec: &Record, settings: &Settings, format: Format) -> String {
 /// Why `rec` has no solution (an error record, or nothing found within the limits), as
 /// the output shows it; `None` when it has solutions.
 pub fn failure(rec: &Record, settings: &Settings) -> Option<String> {
-    match Shown::new(rec, settings).outcome {
-        Err(e) => Some(e),
-        Ok(s) if s.solutions.is_empty() => {
-            Some(s.note.unwrap_or_else(|| "no solution found".into()))
+    Shown::new(rec, settings).outcome.err().map(|(_, e)| e)
+}
+
+/// The record as one object, with the names the writers use (`id`, `input`, `solutions`
+/// in notation, `lengths`, `optimal`: the first solution is proved optimal, `nodes`,
+/// `millis`, `note`, `error`, `error_kind`: "position", "job", "no_solution" or null):
+/// what a front end that hands records over as values gives (Python's dicts). A position
+/// searched without a solution keeps its nodes, time and note.
+pub fn fields(rec: &Record, settings: &Settings) -> serde_json::Value {
+    let shown = Shown::new(rec, settings);
+    let mut v = serde_json::json!({
+        "id": shown.id,
+        "input": shown.input,
+        "solutions": [],
+        "lengths": [],
+        "optimal": false,
+        "nodes": 0,
+        "millis": 0.0,
+        "note": null,
+        "error": null,
+        "error_kind": null,
+    });
+    match (&shown.outcome, &rec.outcome) {
+        (Ok(s), _) => {
+            v["solutions"] = serde_json::json!(s.solutions);
+            v["lengths"] = serde_json::json!(s.lengths);
+            v["optimal"] = serde_json::json!(
+                s.optimal_length.is_some() && s.optimal_length == s.lengths.first().copied()
+            );
+            v["nodes"] = serde_json::json!(s.nodes);
+            v["millis"] = serde_json::json!(s.millis);
+            v["note"] = serde_json::json!(s.note);
         }
-        Ok(_) => None,
+        (Err((kind, e)), searched) => {
+            if let Ok(s) = searched {
+                v["nodes"] = serde_json::json!(s.nodes);
+                v["millis"] = serde_json::json!(s.micros as f64 / 1e3);
+                v["note"] = serde_json::json!(s.note(settings));
+            }
+            v["error"] = serde_json::json!(e);
+            v["error_kind"] = serde_json::json!(kind.name());
+        }
     }
+    v
 }
 
 /// Writes the record of a command-line position as `solve` shows it: text shows a
@@ -83,43 +120,76 @@ pub fn write_single(
     Ok(failure)
 }
 
-/// A record as the formats show it: moves in notation, the note of its settings.
+/// A record as every output shows it (the formats here, Python's dicts): moves in
+/// notation, the note of its settings, the reason when there is no solution. A field a
+/// record gains is added here and to the writers below.
 #[derive(Debug, Clone)]
-struct Shown {
+pub struct Shown {
     /// Line number in the input (1-based), or 1 for a command-line position.
-    id: u64,
+    pub id: u64,
     /// The input text as given (trimmed).
-    input: String,
-    /// Solutions, or the reason there are none.
-    outcome: Result<ShownSolved, String>,
+    pub input: String,
+    /// Solutions, or why there are none.
+    pub outcome: Result<ShownSolved, (Failure, String)>,
+}
+
+/// What kind of line has no solution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The line is not a position.
+    Position,
+    /// Its job failed.
+    Job,
+    /// It was searched: no solution within the limits asked.
+    NoSolution,
+}
+
+impl Failure {
+    /// Its name, as Python's `error_kind` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Failure::Position => "position",
+            Failure::Job => "job",
+            Failure::NoSolution => "no_solution",
+        }
+    }
 }
 
 /// Solutions of one position, as shown.
 #[derive(Debug, Clone)]
-struct ShownSolved {
+pub struct ShownSolved {
     /// Each solution in canonical notation, shortest first (may be empty for a solved cube).
-    solutions: Vec<String>,
+    pub solutions: Vec<String>,
     /// Their lengths.
-    lengths: Vec<usize>,
+    pub lengths: Vec<usize>,
     /// The length of the solutions proved optimal (no shorter solution exists), if any.
-    optimal_length: Option<usize>,
+    pub optimal_length: Option<usize>,
     /// Search nodes visited.
-    nodes: u64,
+    pub nodes: u64,
     /// Wall-clock milliseconds spent on this position.
-    millis: f64,
+    pub millis: f64,
     /// A note (e.g. "time limit reached") shown with the result.
-    note: Option<String>,
+    pub note: Option<String>,
 }
 
 impl Shown {
     /// The record of a position as the coordinator reports it, as `settings` asked it.
-    fn new(r: &Record, settings: &Settings) -> Shown {
+    pub fn new(r: &Record, settings: &Settings) -> Shown {
         let outcome = match &r.outcome {
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err((
+                match e {
+                    RecordError::Parse(_) | RecordError::NotUtf8 => Failure::Position,
+                    RecordError::Job(_) => Failure::Job,
+                },
+                e.to_string(),
+            )),
             Ok(s) => {
                 let note = s.note(settings);
                 match note {
-                    Some(n) if s.solutions.is_empty() => Err(n),
+                    _ if s.solutions.is_empty() => Err((
+                        Failure::NoSolution,
+                        note.unwrap_or_else(|| "no solution found".into()),
+                    )),
                     note => Ok(ShownSolved {
                         lengths: s.solutions.iter().map(Vec::len).collect(),
                         solutions: s
@@ -162,14 +232,14 @@ impl Shown {
     fn render(&self, format: Format) -> String {
         let mut out = String::new();
         match (&self.outcome, format) {
-            (Err(e), Format::Text) => {
+            (Err((_, e)), Format::Text) => {
                 let _ = writeln!(out, "{}: error: {}", self.id, e);
             }
-            (Err(e), Format::Jsonl) => {
+            (Err((_, e)), Format::Jsonl) => {
                 let v = serde_json::json!({"id": self.id, "input": self.input, "error": e});
                 let _ = writeln!(out, "{v}");
             }
-            (Err(e), Format::Csv) => {
+            (Err((_, e)), Format::Csv) => {
                 let _ = writeln!(
                     out,
                     "{},{},,,,,,{}",
@@ -194,9 +264,10 @@ impl Shown {
                                 .as_deref()
                                 .map(|n| format!(" [{n}]"))
                                 .unwrap_or_default();
+                            let moves = if *len == 1 { "move" } else { "moves" };
                             let _ = writeln!(
                                 out,
-                                "{}: {} ({} moves{}){}",
+                                "{}: {} ({} {moves}{}){}",
                                 self.id, shown, len, proof, note
                             );
                         }
@@ -225,15 +296,6 @@ impl Shown {
                             );
                         }
                     }
-                }
-                if s.solutions.is_empty() {
-                    let e = s.note.clone().unwrap_or_else(|| "no solution found".into());
-                    return Shown {
-                        id: self.id,
-                        input: self.input.clone(),
-                        outcome: Err(e),
-                    }
-                    .render(format);
                 }
             }
         }

@@ -1,76 +1,10 @@
-//! What a user asks of a solve ([`Asked`]), checked into [`Settings`] with every fault said
-//! in the front end's words, before any table is opened or any connection made.
+//! The checks every front end applies to what its user typed, each fault said in the
+//! front end's words: threads, positions, method names, seconds, and the settings faults
+//! of [`crate::Request::settings`].
 
 use crate::{Dialect, Error};
-use proto::{Method, Settings, SettingsError};
+use proto::{Method, SettingsError};
 use std::time::Duration;
-
-/// What a solve is asked, as a front end takes it from its user.
-#[derive(Clone, Debug)]
-pub struct Asked {
-    /// The solver.
-    pub method: Method,
-    /// The shortest solution length to look for.
-    pub min_length: u32,
-    /// The longest solution length accepted; `None`: [`proto::DEFAULT_MAX_LENGTH`].
-    pub max_length: Option<u32>,
-    /// Solutions per position; `None`: every optimal solution.
-    pub solutions: Option<u32>,
-    /// The per-position time limit, in seconds.
-    pub time_limit: Option<f64>,
-    /// Two-phase: keep shortening until the time limit.
-    pub anytime: bool,
-}
-
-impl Default for Asked {
-    /// One optimal solution of at most the default length, no time limit.
-    fn default() -> Self {
-        Asked {
-            method: Method::Optimal,
-            min_length: 0,
-            max_length: None,
-            solutions: Some(1),
-            time_limit: None,
-            anytime: false,
-        }
-    }
-}
-
-impl Asked {
-    /// The checked settings.
-    pub fn settings(&self, d: &Dialect) -> Result<Settings, Error> {
-        if let Some(t) = self.time_limit {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(bad(format!(
-                    "{} must be a positive number of seconds",
-                    d.time_limit
-                )));
-            }
-        }
-        let length = |v: u32, name: &str| {
-            u8::try_from(v)
-                .map_err(|_| bad(format!("{name} must be at most {}", proto::MAX_LENGTH)))
-        };
-        let settings = Settings {
-            method: self.method,
-            min_length: length(self.min_length, d.min_length)?,
-            max_length: match self.max_length {
-                Some(v) => length(v, d.max_length)?,
-                None => proto::DEFAULT_MAX_LENGTH,
-            },
-            max_solutions: self.solutions,
-            time_limit_ms: self
-                .time_limit
-                .map(|t| (t * 1000.0).round().max(1.0) as u64),
-            probe_limit: None,
-            anytime: self.anytime,
-        };
-        settings
-            .validate()
-            .map(|v| v.into_inner())
-            .map_err(|e| bad(message(e, d)))
-    }
-}
 
 /// Threads per core that one process may start at most: a search thread waits on memory,
 /// so a few per core can pay; thousands only cost their start (about 4 ms each) and the
@@ -147,12 +81,12 @@ pub fn seconds(name: &str, secs: f64) -> Result<Duration, Error> {
         .map_err(|_| bad(format!("{name} must be a number of seconds, 0 or more")))
 }
 
-fn bad(message: String) -> Error {
+pub(crate) fn bad(message: String) -> Error {
     Error::Settings(message)
 }
 
 /// A settings fault said in terms of the arguments that caused it.
-fn message(e: SettingsError, d: &Dialect) -> String {
+pub(crate) fn message(e: SettingsError, d: &Dialect) -> String {
     match e {
         SettingsError::MaxLength { .. } => {
             format!("{} must be at most {}", d.max_length, proto::MAX_LENGTH)
@@ -183,62 +117,8 @@ fn message(e: SettingsError, d: &Dialect) -> String {
 mod tests {
     use super::*;
 
-    fn fault(a: Asked, d: &Dialect) -> String {
-        a.settings(d).unwrap_err().to_string()
-    }
-
     #[test]
-    fn faults_are_said_in_each_front_end_s_words() {
-        let long = Asked {
-            max_length: Some(99),
-            ..Asked::default()
-        };
-        let most = proto::MAX_LENGTH;
-        assert_eq!(
-            fault(long.clone(), &Dialect::CLI),
-            format!("--max-length must be at most {most}")
-        );
-        assert_eq!(
-            fault(long, &Dialect::PYTHON),
-            format!("max_length must be at most {most}")
-        );
-        let above = Asked {
-            min_length: 5,
-            max_length: Some(3),
-            ..Asked::default()
-        };
-        assert_eq!(
-            fault(above, &Dialect::PYTHON),
-            "min_length is larger than max_length"
-        );
-        let all = Asked {
-            method: Method::TwoPhase,
-            solutions: None,
-            ..Asked::default()
-        };
-        assert!(fault(all, &Dialect::CLI).starts_with("--all asks for every optimal solution"));
-        let anytime = Asked {
-            method: Method::TwoPhase,
-            anytime: true,
-            ..Asked::default()
-        };
-        assert!(fault(anytime, &Dialect::CLI).starts_with("--anytime needs --time-limit"));
-        let many = Asked {
-            solutions: Some(u32::MAX),
-            ..Asked::default()
-        };
-        assert_eq!(
-            fault(many, &Dialect::CLI),
-            format!("--solutions must be at most {}", proto::MAX_SOLUTIONS)
-        );
-        let negative = Asked {
-            time_limit: Some(-1.0),
-            ..Asked::default()
-        };
-        assert_eq!(
-            fault(negative, &Dialect::PYTHON),
-            "time_limit must be a positive number of seconds"
-        );
+    fn bounds_are_said_in_each_front_end_s_words() {
         let zero = threads(Some(0), &Dialect::CLI).unwrap_err().to_string();
         assert!(zero.starts_with("--threads must be at least 1"), "{zero}");
         let many = threads(Some(100_000), &Dialect::PYTHON)
@@ -250,26 +130,6 @@ mod tests {
         assert!(e.starts_with("unknown method \"fast\""), "{e}");
         assert!(seconds("--connect-timeout", -1.0).is_err());
         assert_eq!(seconds("x", 1.5).unwrap(), Duration::from_millis(1500));
-    }
-
-    #[test]
-    fn what_is_asked_becomes_the_settings() {
-        let s = Asked {
-            method: Method::TwoPhase,
-            max_length: Some(22),
-            solutions: Some(3),
-            time_limit: Some(0.0004),
-            anytime: true,
-            ..Asked::default()
-        }
-        .settings(&Dialect::CLI)
-        .unwrap();
-        assert_eq!(s.max_length, 22);
-        assert_eq!(s.max_solutions, Some(3));
-        assert_eq!(s.time_limit_ms, Some(1));
-        assert!(s.anytime);
-        let d = Asked::default().settings(&Dialect::CLI).unwrap();
-        assert_eq!(d.max_length, proto::DEFAULT_MAX_LENGTH);
         assert_eq!(threads(None, &Dialect::CLI).unwrap(), cores());
         assert_eq!(
             threads(Some(max_threads()), &Dialect::CLI).unwrap(),

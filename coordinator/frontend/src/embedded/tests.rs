@@ -236,7 +236,15 @@ fn an_idle_executor_serves_the_next_run() {
             input: scramble.into(),
             parsed: Ok(tables::Position::parse(scramble).unwrap()),
         };
-        let rec = one(&pool, &settings, "h48h0k4", line, None).unwrap();
+        let rec = one(
+            coordinator::Config::default(),
+            &pool,
+            &settings,
+            "h48h0k4",
+            line,
+            None,
+        )
+        .unwrap();
         let s = rec.outcome.as_ref().unwrap();
         let p = tables::Position::parse(scramble).unwrap();
         assert!(p.is_solved_by(&s.solutions[0]) && s.optimal, "{scramble}");
@@ -275,6 +283,7 @@ fn an_interrupt_that_never_stops_leaves_the_record_as_it_was() {
     let settings = Settings::default();
     let scramble = "R U F D L B R2 U'";
     let plain = one(
+        coordinator::Config::default(),
         &tables.executors(1, 1).unwrap(),
         &settings,
         "h48h0k4",
@@ -293,6 +302,7 @@ fn an_interrupt_that_never_stops_leaves_the_record_as_it_was() {
     };
     let pool = tables.executors(1, 1).unwrap();
     let watched = one(
+        coordinator::Config::default(),
         &pool,
         &settings,
         "h48h0k4",
@@ -326,7 +336,14 @@ fn an_interrupted_run_cancels_its_search() {
         every: Duration::from_millis(1),
         stop: &mut stop,
     };
-    let got = one(&pool, &settings, "h48h0k4", line_of(hard), Some(interrupt));
+    let got = one(
+        coordinator::Config::default(),
+        &pool,
+        &settings,
+        "h48h0k4",
+        line_of(hard),
+        Some(interrupt),
+    );
     assert!(
         matches!(got, Err(Error::Run(coordinator::RunError::Interrupted))),
         "{got:?}"
@@ -352,6 +369,7 @@ fn an_interrupted_run_cancels_its_search() {
     }
     drop(pool);
     let rec = one(
+        coordinator::Config::default(),
         &tables.executors(1, 1).unwrap(),
         &settings,
         "h48h0k4",

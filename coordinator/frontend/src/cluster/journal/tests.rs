@@ -183,7 +183,7 @@ fn foreign_files_are_refused_and_left_alone() {
         Err(ScanError::CsvHeader)
     ));
     // A bad line in the middle (not at the torn end) is an error too, said as such.
-    let mixed = "1: U (1 moves)\nnot a record\n2: U (1 moves)\n".to_string();
+    let mixed = "1: U (1 move)\nnot a record\n2: U (1 move)\n".to_string();
     assert!(matches!(
         scan(mixed.as_bytes(), Format::Text),
         Err(ScanError::Damaged(2))
