@@ -213,14 +213,7 @@ impl ClusterRun {
             if self.done.load(Ordering::Acquire) {
                 return Ok(None);
             }
-            let msg = wait::recv(py, &self.rx, &mut || {});
-            let msg = match msg {
-                Ok(m) => m,
-                Err(e) => {
-                    self.done.store(true, Ordering::Release);
-                    return Err(e);
-                }
-            };
+            let msg = wait::next(py, &self.rx, &self.done, &mut || {})?;
             match msg {
                 Some(Msg::Records(v)) => self
                     .ready

@@ -249,16 +249,9 @@ impl SolveMany {
             return Ok(None);
         }
         let stop = self.stop.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let msg = wait::recv(py, &self.rx, &mut || {
+        let msg = wait::next(py, &self.rx, &self.done, &mut || {
             let _ = stop.send(Event::Shutdown);
-        });
-        let msg = match msg {
-            Ok(m) => m,
-            Err(e) => {
-                self.done.store(true, Ordering::Release);
-                return Err(e);
-            }
-        };
+        })?;
         match msg {
             Some(Msg::Record(r)) => record_dict(py, &r, &self.settings).map(Some),
             Some(Msg::End(r)) => {

@@ -2,6 +2,7 @@
 //! signals (Ctrl-C) every few tens of milliseconds.
 
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -33,4 +34,15 @@ pub fn recv<T: Send>(
             }
         }
     }
+}
+
+/// [`recv`] for an iterator: once it fails (a signal), `done` is set, so that the
+/// iterator yields nothing more.
+pub fn next<T: Send>(
+    py: Python<'_>,
+    rx: &Mutex<Receiver<T>>,
+    done: &AtomicBool,
+    on_signal: &mut dyn FnMut(),
+) -> PyResult<Option<T>> {
+    recv(py, rx, on_signal).inspect_err(|_| done.store(true, Ordering::Release))
 }

@@ -61,15 +61,7 @@ fn hand_trace() -> Trace {
 }
 
 fn job(id: u64, depth: u8, start_us: u64, end_us: u64, nodes: u64) -> SimJob {
-    SimJob {
-        id,
-        depth,
-        exec: 1,
-        start_us,
-        end_us,
-        nodes,
-        cancelled: false,
-    }
+    SimJob::ran(id, depth, start_us, end_us, nodes)
 }
 
 #[test]

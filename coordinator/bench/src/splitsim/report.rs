@@ -21,6 +21,22 @@ pub struct SimJob {
     pub cancelled: bool,
 }
 
+impl SimJob {
+    /// A job of depth `depth` that executor 1 ran from `start_us` to `end_us` to its end
+    /// (not cancelled): a hand-made log's entry.
+    pub fn ran(id: u64, depth: u8, start_us: u64, end_us: u64, nodes: u64) -> SimJob {
+        SimJob {
+            id,
+            depth,
+            exec: 1,
+            start_us,
+            end_us,
+            nodes,
+            cancelled: false,
+        }
+    }
+}
+
 /// Idle slot time by cause, in slot-µs, over the replay's wall time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Idle {
@@ -197,15 +213,7 @@ mod tests {
     use super::*;
 
     fn job(id: u64, depth: u8, start_us: u64, end_us: u64, nodes: u64) -> SimJob {
-        SimJob {
-            id,
-            depth,
-            exec: 1,
-            start_us,
-            end_us,
-            nodes,
-            cancelled: false,
-        }
+        SimJob::ran(id, depth, start_us, end_us, nodes)
     }
 
     /// A job counts as started early when a job of a shallower depth (not the shallow
