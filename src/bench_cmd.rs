@@ -197,6 +197,61 @@ fn optimal(
     list: bool,
     symmetry: bool,
 ) -> anyhow::Result<()> {
+    let positions = bench_positions(count, seed, file)?;
+    if list {
+        for (_, p) in &positions {
+            println!("{}", tables::facelet::to_facelets(p.cube()));
+        }
+        return Ok(());
+    }
+    let table = frontend::table::local(
+        dir,
+        proto::Method::Optimal,
+        Some(table),
+        &frontend::Dialect::CLI,
+        &crate::progress::Bars::new(true),
+    )?;
+    let tables = frontend::Embedded::open_copied(dir, &table, &crate::progress::Bars::new(true))?;
+    let bench = OptimalBench {
+        pool: tables.executors(1, threads)?,
+        settings: proto::Settings::default(),
+        table,
+        symmetry,
+    };
+    println!(
+        "H48 optimal through the coordinator: table {}, {threads} threads",
+        bench.table
+    );
+    let (mut total_s, mut total_nodes) = (0.0f64, 0u64);
+    for (i, (text, p)) in positions.iter().enumerate() {
+        let (secs, nodes) = bench.solve(i, text, p)?;
+        total_s += secs;
+        total_nodes += nodes;
+    }
+    let n = positions.len().max(1) as f64;
+    println!(
+        "mean {:.3} s per position, {:.0} nodes per position, {:.1} M nodes/s ({:.1} per thread)",
+        total_s / n,
+        total_nodes as f64 / n,
+        total_nodes as f64 / total_s.max(1e-9) / 1e6,
+        total_nodes as f64 / total_s.max(1e-9) / 1e6 / threads.max(1) as f64
+    );
+    println!(
+        "throughput {:.4} positions per second per thread ({} positions in {:.1} s on {threads} threads)",
+        n / total_s.max(1e-9) / threads.max(1) as f64,
+        positions.len(),
+        total_s
+    );
+    Ok(())
+}
+
+/// The positions of `bench optimal`, each with its text: the first `count` of `file`
+/// (lines `moves | ...`; `#` comments), or `count` random ones from `seed`.
+fn bench_positions(
+    count: usize,
+    seed: u64,
+    file: Option<&Path>,
+) -> anyhow::Result<Vec<(String, tables::Position)>> {
     let mut positions: Vec<(String, tables::Position)> = Vec::new();
     match file {
         Some(f) => {
@@ -221,40 +276,39 @@ fn optimal(
             }
         }
     }
-    if list {
-        for (_, p) in &positions {
-            println!("{}", tables::facelet::to_facelets(p.cube()));
-        }
-        return Ok(());
-    }
-    let table = frontend::table::local(
-        dir,
-        proto::Method::Optimal,
-        Some(table),
-        &frontend::Dialect::CLI,
-        &crate::progress::Bars::new(true),
-    )?;
-    let tables = frontend::Embedded::open_copied(dir, &table, &crate::progress::Bars::new(true))?;
-    let pool = tables.executors(1, threads)?;
-    let settings = proto::Settings::default();
-    println!("H48 optimal through the coordinator: table {table}, {threads} threads");
-    let (mut total_s, mut total_nodes) = (0.0f64, 0u64);
-    for (i, (text, p)) in positions.iter().enumerate() {
+    Ok(positions)
+}
+
+/// What `bench optimal` solves each position with.
+struct OptimalBench {
+    /// One in-process executor.
+    pool: coordinator::Executors,
+    settings: proto::Settings,
+    table: String,
+    /// Whether a symmetric position's prefixes are searched once per class.
+    symmetry: bool,
+}
+
+impl OptimalBench {
+    /// Solves position `i` (0-based; `text` as given) through the coordinator, checks
+    /// that its first solution solves it optimally, and prints its line; its seconds and
+    /// nodes.
+    fn solve(&self, i: usize, text: &str, p: &tables::Position) -> anyhow::Result<(f64, u64)> {
         let t = Instant::now();
         let mut got = None;
         let line = coordinator::input::InputLine {
             line: i as u64 + 1,
-            input: text.clone(),
+            input: text.to_string(),
             parsed: Ok(*p),
         };
         coordinator::run(
             coordinator::Config {
-                symmetry,
+                symmetry: self.symmetry,
                 ..coordinator::Config::default()
             },
-            &pool,
-            settings.clone(),
-            table.clone(),
+            &self.pool,
+            self.settings.clone(),
+            self.table.clone(),
             coordinator::Source::<std::io::Empty>::One(line),
             &mut |r| {
                 got = Some(r);
@@ -272,8 +326,6 @@ fn optimal(
             "position {}: bad answer",
             i + 1
         );
-        total_s += secs;
-        total_nodes += s.nodes;
         println!(
             "#{:<3} {:>2} moves  {:>14} nodes  {:>9.3} s  {:>6.1} M nodes/s",
             i + 1,
@@ -282,22 +334,8 @@ fn optimal(
             secs,
             s.nodes as f64 / secs / 1e6
         );
+        Ok((secs, s.nodes))
     }
-    let n = positions.len().max(1) as f64;
-    println!(
-        "mean {:.3} s per position, {:.0} nodes per position, {:.1} M nodes/s ({:.1} per thread)",
-        total_s / n,
-        total_nodes as f64 / n,
-        total_nodes as f64 / total_s.max(1e-9) / 1e6,
-        total_nodes as f64 / total_s.max(1e-9) / 1e6 / threads.max(1) as f64
-    );
-    println!(
-        "throughput {:.4} positions per second per thread ({} positions in {:.1} s on {threads} threads)",
-        n / total_s.max(1e-9) / threads.max(1) as f64,
-        positions.len(),
-        total_s
-    );
-    Ok(())
 }
 
 /// Compositions per second of one dependent chain of `n` moves from a fixed start.
@@ -363,13 +401,26 @@ fn time<T>(f: impl FnOnce() -> T) -> (T, f64) {
     (r, t.elapsed().as_secs_f64())
 }
 
+/// `bench core`: the speed of the cube operations, the coordinates, the symmetry
+/// coordinates and the table builds (the 140,908,410-entry phase-1 table when `big`).
 fn core(big: bool) {
     let mut rng = SplitMix64::new(1);
     let cubes: Vec<Cube> = (0..1024).map(|_| Cube::random(&mut rng)).collect();
     let moves: Vec<Move> = (0..4096)
         .map(|_| Move::ALL[rng.below(18) as usize])
         .collect();
+    core_cube_ops(&cubes, &moves);
+    core_coords(&cubes);
+    let sc = core_sym_coords(&cubes);
+    core_table_builds(&sc, big);
+}
 
+/// Operations counted by each timed loop of `bench core` after the first.
+const CORE_N: u64 = 10_000_000;
+
+/// `bench core`'s cube operations: moves (SIMD and scalar, each a dependent chain, as in
+/// a search), inverses and conjugations by a symmetry.
+fn core_cube_ops(cubes: &[Cube], moves: &[Move]) {
     // Moves: a dependent chain, as in a search (each move applied to the previous result).
     let n = 50_000_000u64;
     let (c, s) = time(|| {
@@ -381,7 +432,7 @@ fn core(big: bool) {
     });
     black_box(c);
     rate("apply_move (SIMD compose, dependent chain)", n, s);
-    let n2 = 10_000_000u64;
+    let n2 = CORE_N;
     let (c, s) = time(|| {
         let mut c = cubes[0];
         for i in 0..n2 as usize {
@@ -410,7 +461,11 @@ fn core(big: bool) {
     });
     black_box(c);
     rate("conjugate by a symmetry (scalar)", n2, s);
+}
 
+/// `bench core`'s raw coordinates, each computed of the cubes in turn.
+fn core_coords(cubes: &[Cube]) {
+    let n2 = CORE_N;
     let coords: Vec<Box<dyn Coord>> = vec![
         Box::new(Twist),
         Box::new(Flip),
@@ -431,7 +486,13 @@ fn core(big: bool) {
         black_box(c);
         rate(&format!("index: {}", coord.name()), n2, s);
     }
+}
 
+/// `bench core`'s symmetry coordinates: the builds of FlipUDSlice/16, cocsep/48 and
+/// the sym-composite UDSliceSorted×twist, and the latter computed of the cubes (it is
+/// returned, for the table build).
+fn core_sym_coords(cubes: &[Cube]) -> SymComposite<UdSliceSorted, Twist> {
+    let n2 = CORE_N;
     let (fus, s) = time(|| SymCoord::new(&Composite::new(Flip, UdSlice), NSYM_UD));
     println!(
         "{:<44} {:>12.3} s  ({} classes)",
@@ -460,8 +521,14 @@ fn core(big: bool) {
     });
     black_box(c);
     rate("index: sym-composite UDSliceSorted×twist", n2, s);
+    sc
+}
+
+/// `bench core`'s table builds (BFS): UDSliceSorted×twist over `sc`, and with `big` the
+/// phase-1 table FlipUDSlice×twist.
+fn core_table_builds(sc: &SymComposite<UdSliceSorted, Twist>, big: bool) {
     let opts = tables::bfs::BfsOptions::default();
-    let (g, s) = time(|| tables::bfs::generate(&sc, &opts));
+    let (g, s) = time(|| tables::bfs::generate(sc, &opts));
     println!(
         "{:<44} {:>12.3} s  ({} entries, {} threads)",
         "table build: UDSliceSorted×twist (BFS)",

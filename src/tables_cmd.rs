@@ -70,134 +70,161 @@ fn human(bytes: u64) -> String {
 pub fn run(dir: &Path, common: &Common, action: TablesAction) -> anyhow::Result<()> {
     match action {
         TablesAction::List => {
-            println!("tables directory: {}", dir.display());
-            println!(
-                "{:<16} {:>10} {:>10} {:>10} {:>10}  entries",
-                "name", "status", "size", "build mem", "search mem"
-            );
-            for name in known_tables() {
-                let path = table_path(dir, &name);
-                let file = proto::catalog::file(&name);
-                let build = file.map(|f| human(f.build_memory)).unwrap_or_default();
-                // Searching maps the solver table's files (an H48 table: it, h0k4, cocsep).
-                let search = proto::catalog::find(&name)
-                    .map(|e| e.bytes())
-                    .or(file.map(|f| f.bytes()))
-                    .map(human)
-                    .unwrap_or_default();
-                let partial = worker::h48::checkpoint::Checkpoint::probe(dir, &name);
-                let (status, size, entries) = match TableFile::open(&path, &name) {
-                    Ok(t) => (
-                        "present",
-                        human(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)),
-                        t.header().meta.entries.to_string(),
-                    ),
-                    Err(_) if !path.exists() => {
-                        let est = file.map(|f| human(f.bytes())).unwrap_or_default();
-                        match &partial {
-                            Some(c) => (
-                                "partial",
-                                est,
-                                format!(
-                                    "build checkpoint: {} of {} batches of tails ({:.1}%); \
-                                     `tables build {name}` resumes it",
-                                    c.done,
-                                    c.total,
-                                    100.0 * c.done as f64 / c.total.max(1) as f64
-                                ),
-                            ),
-                            None => match worker::remote::partial_bytes(dir, &name) {
-                                Some(held) => (
-                                    "partial",
-                                    est,
-                                    partial_fetch_note(&name, held, file.map(|f| f.bytes())),
-                                ),
-                                None => ("missing", est, String::new()),
-                            },
-                        }
-                    }
-                    Err(e) => ("BAD", String::new(), e.to_string()),
-                };
-                println!("{name:<16} {status:>10} {size:>10} {build:>10} {search:>10}  {entries}");
-            }
+            list(dir);
             Ok::<(), anyhow::Error>(())
         }
         TablesAction::Build {
             name,
             if_missing,
             base,
-        } => {
-            let t = Instant::now();
-            if !known_tables().contains(&name) && proto::catalog::find(&name).is_none() {
-                bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
-            }
-            if if_missing {
-                return build_missing(dir, &name);
-            }
-            match base {
-                Some(b) => {
-                    worker::h48::build_table_with_base(dir, &name, Some(b), &Bars::new(true))?
-                }
-                None => worker::catalog::build_file(dir, &name, &Bars::new(true))?,
-            }
-            eprintln!(
-                "built {name} in {:.1} s ({})",
-                t.elapsed().as_secs_f64(),
-                table_path(dir, &name).display()
-            );
-            Ok(())
-        }
-        TablesAction::Verify { name } => {
-            let names = match name {
-                Some(n) => files_of(dir, n),
-                None => known_tables()
-                    .into_iter()
-                    .filter(|n| table_path(dir, n).exists())
-                    .collect(),
-            };
-            if names.is_empty() {
-                bail!("no table files in {}", dir.display());
-            }
-            let mut bad = 0;
-            for n in names {
-                let path = table_path(dir, &n);
-                let t = Instant::now();
-                match TableFile::open(&path, &n).and_then(|f| f.verify().map(|()| f)) {
-                    Ok(f) => {
-                        let h = f.header();
-                        // Values past the width never occur; show the ones that can.
-                        let shown = 1usize << h.meta.depth_width.min(4);
-                        let dist: Vec<String> = h.distribution[..shown.min(h.distribution.len())]
-                            .iter()
-                            .map(u64::to_string)
-                            .collect();
-                        println!(
-                            "{n}: ok ({:.1} s): body checksum of {} bytes and the entries \
-                             per stored value{} match the header: [{}]",
-                            t.elapsed().as_secs_f64(),
-                            h.body_len,
-                            if h.meta.base > 0 {
-                                format!(" (base {}: 0 = at most {0})", h.meta.base)
-                            } else {
-                                String::new()
-                            },
-                            dist.join(", ")
-                        )
-                    }
-                    Err(e) => {
-                        println!("{n}: FAILED: {e}");
-                        bad += 1;
-                    }
-                }
-            }
-            if bad > 0 {
-                bail!("{bad} table(s) failed verification");
-            }
-            Ok(())
-        }
+        } => build(dir, &name, if_missing, base),
+        TablesAction::Verify { name } => verify(dir, name),
         TablesAction::Fetch { name, coordinator } => fetch(dir, common, &name, &coordinator),
     }
     .with_context(|| format!("tables directory {}", dir.display()))
+}
+
+/// `tables list`: a line per known table file, with its status, sizes and entries.
+fn list(dir: &Path) {
+    println!("tables directory: {}", dir.display());
+    println!(
+        "{:<16} {:>10} {:>10} {:>10} {:>10}  entries",
+        "name", "status", "size", "build mem", "search mem"
+    );
+    for name in known_tables() {
+        let file = proto::catalog::file(&name);
+        let build = file.map(|f| human(f.build_memory)).unwrap_or_default();
+        // Searching maps the solver table's files (an H48 table: it, h0k4, cocsep).
+        let search = proto::catalog::find(&name)
+            .map(|e| e.bytes())
+            .or(file.map(|f| f.bytes()))
+            .map(human)
+            .unwrap_or_default();
+        let (status, size, entries) = status_of(dir, &name);
+        println!("{name:<16} {status:>10} {size:>10} {build:>10} {search:>10}  {entries}");
+    }
+}
+
+/// What `tables list` says of table file `name` in `dir`: its status (present, partial,
+/// missing or BAD), its size (estimated when not present), and its entries or a note.
+fn status_of(dir: &Path, name: &str) -> (&'static str, String, String) {
+    let path = table_path(dir, name);
+    let file = proto::catalog::file(name);
+    let partial = worker::h48::checkpoint::Checkpoint::probe(dir, name);
+    match TableFile::open(&path, name) {
+        Ok(t) => (
+            "present",
+            human(std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0)),
+            t.header().meta.entries.to_string(),
+        ),
+        Err(_) if !path.exists() => {
+            let est = file.map(|f| human(f.bytes())).unwrap_or_default();
+            match &partial {
+                Some(c) => (
+                    "partial",
+                    est,
+                    format!(
+                        "build checkpoint: {} of {} batches of tails ({:.1}%); \
+                         `tables build {name}` resumes it",
+                        c.done,
+                        c.total,
+                        100.0 * c.done as f64 / c.total.max(1) as f64
+                    ),
+                ),
+                None => match worker::remote::partial_bytes(dir, name) {
+                    Some(held) => (
+                        "partial",
+                        est,
+                        partial_fetch_note(name, held, file.map(|f| f.bytes())),
+                    ),
+                    None => ("missing", est, String::new()),
+                },
+            }
+        }
+        Err(e) => ("BAD", String::new(), e.to_string()),
+    }
+}
+
+/// `tables build`: one table (or, with `if_missing`, those of its files not present and
+/// verified), with a base of its own when `base` says so.
+fn build(dir: &Path, name: &str, if_missing: bool, base: Option<u8>) -> anyhow::Result<()> {
+    let t = Instant::now();
+    if !known_tables().iter().any(|n| n == name) && proto::catalog::find(name).is_none() {
+        bail!("unknown table {name:?}; `cubeswarm tables list` shows the known ones");
+    }
+    if if_missing {
+        return build_missing(dir, name);
+    }
+    match base {
+        Some(b) => worker::h48::build_table_with_base(dir, name, Some(b), &Bars::new(true))?,
+        None => worker::catalog::build_file(dir, name, &Bars::new(true))?,
+    }
+    eprintln!(
+        "built {name} in {:.1} s ({})",
+        t.elapsed().as_secs_f64(),
+        table_path(dir, name).display()
+    );
+    Ok(())
+}
+
+/// `tables verify`: the files `name` stands for, or every present one, each checked
+/// and its line printed; `Err` when any fails.
+fn verify(dir: &Path, name: Option<String>) -> anyhow::Result<()> {
+    let names = match name {
+        Some(n) => files_of(dir, n),
+        None => known_tables()
+            .into_iter()
+            .filter(|n| table_path(dir, n).exists())
+            .collect(),
+    };
+    if names.is_empty() {
+        bail!("no table files in {}", dir.display());
+    }
+    let mut bad = 0;
+    for n in names {
+        if !verify_file(dir, &n) {
+            bad += 1;
+        }
+    }
+    if bad > 0 {
+        bail!("{bad} table(s) failed verification");
+    }
+    Ok(())
+}
+
+/// Verifies table file `n` and prints its line: its checksum and distribution, or why
+/// it failed. Whether it passed.
+fn verify_file(dir: &Path, n: &str) -> bool {
+    let path = table_path(dir, n);
+    let t = Instant::now();
+    match TableFile::open(&path, n).and_then(|f| f.verify().map(|()| f)) {
+        Ok(f) => {
+            let h = f.header();
+            // Values past the width never occur; show the ones that can.
+            let shown = 1usize << h.meta.depth_width.min(4);
+            let dist: Vec<String> = h.distribution[..shown.min(h.distribution.len())]
+                .iter()
+                .map(u64::to_string)
+                .collect();
+            println!(
+                "{n}: ok ({:.1} s): body checksum of {} bytes and the entries \
+                 per stored value{} match the header: [{}]",
+                t.elapsed().as_secs_f64(),
+                h.body_len,
+                if h.meta.base > 0 {
+                    format!(" (base {}: 0 = at most {0})", h.meta.base)
+                } else {
+                    String::new()
+                },
+                dist.join(", ")
+            );
+            true
+        }
+        Err(e) => {
+            println!("{n}: FAILED: {e}");
+            false
+        }
+    }
 }
 
 /// The table files `name` stands for: itself when it is a file, else the files of the

@@ -10,7 +10,9 @@
 use anyhow::Context as _;
 use benchtools::trace::{moves_text, DepthCells, Header, JobTrace, Trace, VERSION};
 use coordinator::{Event, Executor, ExecutorEvent, Executors, Source};
-use proto::{Job, JobId, JobOutput, JobResult, Record, Settings, Stop, Work};
+use proto::{
+    Job, JobId, JobOutput, JobResult, PositionAnswer, Record, Settings, Stop, SubtreeResult, Work,
+};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
@@ -271,60 +273,23 @@ fn build(
         wall_s,
         node_rate: 0.0,
     };
-    // Per depth: each 5-move prefix's nodes, and whether it was searched to its end.
-    let mut cells: BTreeMap<u8, HashMap<Vec<Move>, (u64, bool)>> = BTreeMap::new();
-    let mut jobs = Vec::new();
-    let (mut sub_nodes, mut sub_micros) = (0u64, 0u64);
+    let mut tally = Tally::default();
     for (&id, sent) in &log.sent {
         let back = log.back.get(&id);
         let (nodes, outcome) = match back.map(|b| &b.result.output) {
             None => (0, "lost"),
             Some(Err(_)) => (0, "failed"),
             Some(Ok(JobOutput::Batch(rs))) => {
-                let mut nodes = 0;
-                let mut outcome = "exhausted";
-                for r in rs.iter().flatten() {
-                    nodes += r.nodes;
-                    header.lower_bound = r.lower_bound;
-                    header.shallow_nodes += r.nodes;
-                    if !r.solutions.is_empty() {
-                        outcome = "solved";
-                    }
-                    if r.stop == Stop::Cancelled {
-                        outcome = "cancelled";
-                    }
-                }
+                let (nodes, outcome) = batch_job(&mut header, rs);
                 header.shallow_micros += back.map_or(0, |b| b.result.micros);
                 (nodes, outcome)
             }
             Some(Ok(JobOutput::Subtrees(rs))) => {
-                let depth = cells.entry(sent.depth).or_default();
-                let mut nodes = 0;
-                let mut outcome = "exhausted";
-                for r in rs {
-                    nodes += r.nodes;
-                    let whole = r.stop != Stop::Cancelled;
-                    if let Some(p) = sent.prefixes.get(r.prefix as usize) {
-                        // A heavy prefix searched as its children counts as one cell.
-                        let key = p[..p.len().min(RECORD_PREFIX_LEN)].to_vec();
-                        let cell = depth.entry(key).or_insert((0, true));
-                        cell.0 += r.nodes;
-                        cell.1 &= whole;
-                    }
-                    if !r.solutions.is_empty() && outcome == "exhausted" {
-                        outcome = "solved";
-                    }
-                    if !whole {
-                        outcome = "cancelled";
-                    }
-                }
-                sub_nodes += nodes;
-                sub_micros += back.map_or(0, |b| b.result.micros);
-                (nodes, outcome)
+                tally.subtrees(sent, rs, back.map_or(0, |b| b.result.micros))
             }
         };
         header.nodes += nodes;
-        jobs.push(JobTrace {
+        tally.jobs.push(JobTrace {
             id,
             depth: sent.depth,
             prefixes: sent.prefixes.len(),
@@ -336,23 +301,106 @@ fn build(
             outcome: outcome.to_string(),
         });
     }
-    // The rate of the deepest depth's jobs: small depths' jobs are mostly the per-prefix
-    // set-up of 5-move prefixes, not search.
-    if let Some(deepest) = jobs
-        .iter()
-        .filter(|j| j.depth > 0 && j.outcome != "cancelled")
-        .map(|j| j.depth)
-        .max()
-    {
-        let (n, us) = jobs
-            .iter()
-            .filter(|j| j.depth == deepest && j.outcome != "cancelled")
-            .fold((0u64, 0u64), |(n, us), j| (n + j.nodes, us + j.micros));
-        if n > 0 && us > 0 {
-            (sub_nodes, sub_micros) = (n, us);
+    header.node_rate = tally.node_rate();
+    let Tally { cells, jobs, .. } = tally;
+    let depths = depth_cells(run, header.optimal, cells);
+    Ok(Trace {
+        header,
+        depths,
+        jobs,
+    })
+}
+
+/// A shallow job's nodes and outcome; its positions' nodes and lower bound go to the
+/// `header`.
+fn batch_job(header: &mut Header, rs: &[PositionAnswer]) -> (u64, &'static str) {
+    let mut nodes = 0;
+    let mut outcome = "exhausted";
+    for r in rs.iter().flatten() {
+        nodes += r.nodes;
+        header.lower_bound = r.lower_bound;
+        header.shallow_nodes += r.nodes;
+        if !r.solutions.is_empty() {
+            outcome = "solved";
+        }
+        if r.stop == Stop::Cancelled {
+            outcome = "cancelled";
         }
     }
-    header.node_rate = sub_nodes as f64 / (sub_micros.max(1) as f64 / 1e6);
+    (nodes, outcome)
+}
+
+/// Per depth: each 5-move prefix's nodes, and whether it was searched to its end.
+type Cells = BTreeMap<u8, HashMap<Vec<Move>, (u64, bool)>>;
+
+/// The recorded jobs, and the subtree jobs' cells and totals.
+#[derive(Default)]
+struct Tally {
+    cells: Cells,
+    jobs: Vec<JobTrace>,
+    /// Nodes of the subtree jobs.
+    sub_nodes: u64,
+    /// Their run time, µs.
+    sub_micros: u64,
+}
+
+impl Tally {
+    /// A subtree job's nodes and outcome (`sent` as it was sent, `rs` its results,
+    /// `micros` its run time); its prefixes' nodes go to the cells of its depth, its nodes
+    /// and run time to the totals.
+    fn subtrees(&mut self, sent: &Sent, rs: &[SubtreeResult], micros: u64) -> (u64, &'static str) {
+        let depth = self.cells.entry(sent.depth).or_default();
+        let mut nodes = 0;
+        let mut outcome = "exhausted";
+        for r in rs {
+            nodes += r.nodes;
+            let whole = r.stop != Stop::Cancelled;
+            if let Some(p) = sent.prefixes.get(r.prefix as usize) {
+                // A heavy prefix searched as its children counts as one cell.
+                let key = p[..p.len().min(RECORD_PREFIX_LEN)].to_vec();
+                let cell = depth.entry(key).or_insert((0, true));
+                cell.0 += r.nodes;
+                cell.1 &= whole;
+            }
+            if !r.solutions.is_empty() && outcome == "exhausted" {
+                outcome = "solved";
+            }
+            if !whole {
+                outcome = "cancelled";
+            }
+        }
+        self.sub_nodes += nodes;
+        self.sub_micros += micros;
+        (nodes, outcome)
+    }
+
+    /// Nodes per second of one thread: the rate of the deepest depth's jobs (small
+    /// depths' jobs are mostly the per-prefix set-up of 5-move prefixes, not search),
+    /// else of every subtree job.
+    fn node_rate(&self) -> f64 {
+        let (mut sub_nodes, mut sub_micros) = (self.sub_nodes, self.sub_micros);
+        let jobs = &self.jobs;
+        if let Some(deepest) = jobs
+            .iter()
+            .filter(|j| j.depth > 0 && j.outcome != "cancelled")
+            .map(|j| j.depth)
+            .max()
+        {
+            let (n, us) = jobs
+                .iter()
+                .filter(|j| j.depth == deepest && j.outcome != "cancelled")
+                .fold((0u64, 0u64), |(n, us), j| (n + j.nodes, us + j.micros));
+            if n > 0 && us > 0 {
+                (sub_nodes, sub_micros) = (n, us);
+            }
+        }
+        sub_nodes as f64 / (sub_micros.max(1) as f64 / 1e6)
+    }
+}
+
+/// The depths the trace keeps, from each depth's `cells`: the complete ones, and the
+/// `optimal` depth even cut short.
+fn depth_cells(run: &TraceRun<'_>, optimal: Option<u8>, cells: Cells) -> BTreeMap<u8, DepthCells> {
     let all5 = tables::canonical::sequences(RECORD_PREFIX_LEN).len();
     // A position with symmetries searches one prefix per class: a depth of it is whole
     // when every subtree it searched was (the others are left at 0).
@@ -362,21 +410,17 @@ fn build(
     for (d, m) in cells {
         let all_whole = m.values().all(|&(_, whole)| whole);
         let complete =
-            all_whole && (m.len() == all5 || (reduced && header.optimal.is_none_or(|o| d <= o)));
+            all_whole && (m.len() == all5 || (reduced && optimal.is_none_or(|o| d <= o)));
         // A depth cut short (started early, or past the solution) is kept only when it
         // is the optimal depth: the others are not needed to replay the search.
-        if !complete && header.optimal != Some(d) {
+        if !complete && optimal != Some(d) {
             continue;
         }
         let mut seqs: Vec<(Vec<Move>, u64)> = m.into_iter().map(|(k, (n, _))| (k, n)).collect();
         seqs.sort();
         depths.insert(d, DepthCells::from_fine(d, complete, &seqs));
     }
-    Ok(Trace {
-        header,
-        depths,
-        jobs,
-    })
+    depths
 }
 
 #[cfg(test)]

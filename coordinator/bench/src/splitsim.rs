@@ -29,7 +29,7 @@ mod report;
 
 pub use report::{Idle, SimJob, SplitReport};
 
-use crate::trace::{Trace, TraceError};
+use crate::trace::{Header, Trace, TraceError};
 use coordinator::driver::{
     ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestSink,
 };
@@ -151,6 +151,52 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     let h = &trace.header;
     let position =
         Position::parse(&h.position).map_err(|_| SplitError::Position(h.position.clone()))?;
+    let rate = opts.node_rate.unwrap_or(h.node_rate).max(1.0);
+    let (workers, threads) = (opts.workers.max(1), opts.threads.max(1));
+    let outbox = Outbox::default();
+    let seen = RefCell::new(Seen::default());
+    let slots = Slots::new(workers, threads, rate);
+    let driver = opened(h, opts, position, &slots, &outbox, &seen);
+    // The replay (its driver holds the request's client) ends before `seen` is read.
+    let (log, wall, optimal) = {
+        let mut replay = Replay {
+            driver,
+            outbox: &outbox,
+            seen: &seen,
+            slots,
+            recorded: Recorded::new(trace),
+            events: Events::default(),
+            log: Log::default(),
+            wall: None,
+            now: 0,
+            latency: opts.latency_us,
+            heartbeat: opts.heartbeat_us,
+        };
+        replay.run()?;
+        let wall = replay.wall.unwrap_or(replay.now);
+        (replay.log, wall, replay.recorded.optimal())
+    };
+    let seen = seen.into_inner();
+    let record = match (seen.record, seen.end) {
+        (Some(record), _) => record,
+        (None, Some(Err(why))) => return Err(SplitError::Ended(why)),
+        (None, _) => return Err(SplitError::NoRecord),
+    };
+    let solved = record
+        .outcome
+        .map_err(|e| SplitError::Record(e.to_string()))?;
+    Ok(SplitReport::new(
+        workers * threads,
+        wall,
+        solved.solutions,
+        log,
+        optimal,
+    ))
+}
+
+/// The scheduler's configuration for a replay of the trace of header `h`: `opts`'s, with
+/// the trace's split depth, every depth from it on split, and leases of three heartbeats.
+fn scheduler_config(h: &Header, opts: &SplitOptions) -> Config {
     let mut cfg = opts.config.clone();
     cfg.split_depth = h.split_depth;
     // The trace holds every depth from its split depth on split, as it was recorded.
@@ -158,21 +204,30 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     if let Some(hb) = opts.heartbeat_us {
         cfg.lease_us.get_or_insert(hb.saturating_mul(3));
     }
-    let rate = opts.node_rate.unwrap_or(h.node_rate).max(1.0);
-    let (workers, threads) = (opts.workers.max(1), opts.threads.max(1));
-    let outbox = Outbox::default();
-    let seen = RefCell::new(Seen::default());
+    cfg
+}
+
+/// A driver with the simulated executors of `slots` joined (their orders go to
+/// `outbox`) and the one request open (its client is `seen`), its one line, `position`,
+/// sent and its end too.
+fn opened<'a>(
+    h: &Header,
+    opts: &SplitOptions,
+    position: Position,
+    slots: &Slots,
+    outbox: &'a Outbox,
+    seen: &'a RefCell<Seen>,
+) -> Driver<'a> {
     let mut driver = Driver::new(DriverConfig {
-        scheduler: cfg,
+        scheduler: scheduler_config(h, opts),
         ..DriverConfig::default()
     });
-    let mut slots = Slots::new(workers, threads, rate);
     for id in slots.ids() {
         let handle = Handle {
             id,
-            threads,
+            threads: opts.threads.max(1),
             queue_ahead: opts.queue_ahead,
-            outbox: &outbox,
+            outbox,
         };
         driver.join(id, Box::new(handle));
     }
@@ -186,7 +241,7 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
         Open {
             settings,
             table: TABLE.to_string(),
-            sink: Box::new(Client(&seen)),
+            sink: Box::new(Client(seen)),
             wait_for_executors_us: None,
         },
     );
@@ -197,94 +252,128 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     };
     driver.handle(Event::Lines(KEY, vec![Line::from(line)]), 0);
     driver.handle(Event::End(KEY), 0);
+    driver
+}
 
-    let lat = opts.latency_us;
-    let mut recorded = Recorded::new(trace);
-    let mut events = Events::default();
-    let mut log = Log::default();
-    let mut wall: Option<u64> = None;
-    if let Some(hb) = opts.heartbeat_us {
-        for id in slots.ids() {
-            events.push(hb, Ev::Beat(id));
-        }
-    }
-    let mut now = 0u64;
-    loop {
-        driver.step(now);
-        for (to, order) in outbox.borrow_mut().drain(..) {
-            match order {
-                Order::Submit(job) => events.push(now + lat, Ev::Arrive(to, job)),
-                Order::Cancel(job) => events.push(now + lat, Ev::Cancel(to, job.0)),
+/// A replay under way: the driver, its simulated executors, and what is on the wire.
+struct Replay<'a> {
+    /// The driver, with its one request.
+    driver: Driver<'a>,
+    /// The orders the driver gave the executors since it last stepped.
+    outbox: &'a Outbox,
+    /// What the request's client saw.
+    seen: &'a RefCell<Seen>,
+    /// The simulated executors' threads and queues.
+    slots: Slots,
+    /// What each job costs and finds.
+    recorded: Recorded<'a>,
+    /// The messages and job ends to come.
+    events: Events,
+    /// The jobs run, and the idle time until the record.
+    log: Log,
+    /// When the record came.
+    wall: Option<u64>,
+    /// The virtual time, µs.
+    now: u64,
+    /// One-way message latency, µs.
+    latency: u64,
+    /// Heartbeat period, µs.
+    heartbeat: Option<u64>,
+}
+
+impl Replay<'_> {
+    /// Runs events in time order, the driver stepped after each and woken when it asks,
+    /// until nothing is left on the wire or on a slot after the request's end.
+    fn run(&mut self) -> Result<(), SplitError> {
+        if let Some(hb) = self.heartbeat {
+            for id in self.slots.ids() {
+                self.events.push(hb, Ev::Beat(id));
             }
         }
-        if wall.is_none() && seen.borrow().record.is_some() {
-            wall = Some(now);
+        loop {
+            let open = self.step();
+            // While the request is open, the driver is also woken when it asks to be.
+            let wake = (self.driver.next_wakeup())
+                .filter(|&w| w > self.now && open)
+                .into_iter();
+            let Some(t) = self.events.next_at().into_iter().chain(wake).min() else {
+                break;
+            };
+            if self.wall.is_none() {
+                let optimal = self.recorded.optimal();
+                idle(
+                    &mut self.log.idle,
+                    t - self.now,
+                    &self.driver,
+                    &self.slots,
+                    optimal,
+                );
+            }
+            self.now = t;
+            if self.events.next_at() != Some(t) {
+                continue;
+            }
+            let Some((_, ev)) = self.events.pop() else {
+                break;
+            };
+            self.take(ev, open);
+            for (e, id, end) in self.slots.start_waiting(self.now, &mut self.recorded)? {
+                self.events.push(end, Ev::Finish(e, id));
+            }
         }
-        let open = seen.borrow().end.is_none();
-        // While the request is open, the driver is also woken when it asks to be.
-        let wake = (driver.next_wakeup())
-            .filter(|&w| w > now && open)
-            .into_iter();
-        let Some(t) = events.next_at().into_iter().chain(wake).min() else {
-            break;
-        };
-        if wall.is_none() {
-            idle(&mut log.idle, t - now, &driver, &slots, recorded.optimal());
+        Ok(())
+    }
+
+    /// Steps the driver at `now` and puts the orders it gave on the wire; notes when the
+    /// record came. Whether the request is still open.
+    fn step(&mut self) -> bool {
+        let (now, lat) = (self.now, self.latency);
+        self.driver.step(now);
+        for (to, order) in self.outbox.borrow_mut().drain(..) {
+            match order {
+                Order::Submit(job) => self.events.push(now + lat, Ev::Arrive(to, job)),
+                Order::Cancel(job) => self.events.push(now + lat, Ev::Cancel(to, job.0)),
+            }
         }
-        now = t;
-        if events.next_at() != Some(t) {
-            continue;
+        if self.wall.is_none() && self.seen.borrow().record.is_some() {
+            self.wall = Some(now);
         }
-        let Some((_, ev)) = events.pop() else { break };
+        self.seen.borrow().end.is_none()
+    }
+
+    /// Takes event `ev` at `now` (`open`: the request is still open).
+    fn take(&mut self, ev: Ev, open: bool) {
+        let (now, lat) = (self.now, self.latency);
         match ev {
-            Ev::Arrive(e, job) => slots.arrive(e, job),
+            Ev::Arrive(e, job) => self.slots.arrive(e, job),
             Ev::Finish(e, id) => {
-                if let Some((job, result, solves)) = slots.finish(e, id, now) {
-                    if solves && log.first_solution.is_none() {
-                        log.first_solution = Some(now);
+                if let Some((job, result, solves)) = self.slots.finish(e, id, now) {
+                    if solves && self.log.first_solution.is_none() {
+                        self.log.first_solution = Some(now);
                     }
-                    log.jobs.push(job);
-                    events.push(now + lat, Ev::Result(e, result));
+                    self.log.jobs.push(job);
+                    self.events.push(now + lat, Ev::Result(e, result));
                 }
             }
             Ev::Result(e, r) => {
-                driver.step(now);
-                driver.handle(ExecutorEvent::Result(e, r).into(), now);
+                self.driver.step(now);
+                self.driver.handle(ExecutorEvent::Result(e, r).into(), now);
             }
-            Ev::Cancel(e, id) => log.jobs.extend(slots.cancel(e, id, now)),
+            Ev::Cancel(e, id) => self.log.jobs.extend(self.slots.cancel(e, id, now)),
             Ev::Beat(e) => {
-                if let (true, Some(hb)) = (open, opts.heartbeat_us) {
-                    events.push(now + lat, Ev::Heard(e, slots.live(e, now)));
-                    events.push(now + hb, Ev::Beat(e));
+                if let (true, Some(hb)) = (open, self.heartbeat) {
+                    let live = self.slots.live(e, now);
+                    self.events.push(now + lat, Ev::Heard(e, live));
+                    self.events.push(now + hb, Ev::Beat(e));
                 }
             }
             Ev::Heard(e, live) => {
-                driver.step(now);
-                driver.handle(ExecutorEvent::Heartbeat(e, live).into(), now);
+                self.driver.step(now);
+                self.driver
+                    .handle(ExecutorEvent::Heartbeat(e, live).into(), now);
             }
         }
-        for (e, id, end) in slots.start_waiting(now, &mut recorded)? {
-            events.push(end, Ev::Finish(e, id));
-        }
     }
-    drop(driver);
-    let seen = seen.into_inner();
-    let record = match (seen.record, seen.end) {
-        (Some(record), _) => record,
-        (None, Some(Err(why))) => return Err(SplitError::Ended(why)),
-        (None, _) => return Err(SplitError::NoRecord),
-    };
-    let solved = record
-        .outcome
-        .map_err(|e| SplitError::Record(e.to_string()))?;
-    let optimal = recorded.optimal();
-    Ok(SplitReport::new(
-        workers * threads,
-        wall.unwrap_or(now),
-        solved.solutions,
-        log,
-        optimal,
-    ))
 }
 
 /// Adds the idle slot time of the next `span` µs, by cause, as the driver and the slots

@@ -128,44 +128,22 @@ impl clients_server::Clients for ClientsSvc {
         &self,
         req: Request<Streaming<w::SolveRequest>>,
     ) -> Result<Response<Self::SolveStream>, Status> {
-        use w::solve_request::Msg;
         let mut inbound = req.into_inner();
         let first = inbound
             .message()
             .await
             .map_err(|s| unreceived(&s).map_or(s, Status::from))?;
-        let open = match first.and_then(|m| m.msg) {
-            Some(Msg::Open(o)) => o,
-            _ => {
-                self.0.metrics.client_refused();
-                return Err(Error::from(Violation::NoOpen).into());
-            }
-        };
-        let settings: Settings = match open
-            .settings
-            .ok_or(proto::DecodeError::Missing("open.settings"))
-            .and_then(Settings::try_from)
-            .map_err(Error::from)
-            .and_then(|s| Ok(s.validate()?.into_inner()))
-        {
-            Ok(s) => s,
+        let (settings, open) = match checked_open(&self.0, first) {
+            Ok(opened) => opened,
             Err(e) => {
                 self.0.metrics.client_refused();
-                return Err(e.into());
+                return Err(e);
             }
         };
-        if !self.0.known_tables.contains(&open.table) {
-            self.0.metrics.client_refused();
-            return Err(Error::UnknownTable {
-                name: open.table,
-                known: self.0.known_tables.clone(),
-            }
-            .into());
-        }
         let key = ClientKey(self.0.next_client.fetch_add(1, Ordering::Relaxed));
         let (out, rx) = mpsc::unbounded_channel();
         let window = Arc::new(Semaphore::new(0));
-        let (ended, mut ended_rx) = oneshot::channel();
+        let (ended, ended_rx) = oneshot::channel();
         self.0.post(Event::Open(
             key,
             Box::new(OpenRequest {
@@ -181,58 +159,14 @@ impl clients_server::Clients for ClientsSvc {
                 wait_for_executors_us: open.wait_for_workers_ms.map(|ms| ms.saturating_mul(1000)),
             }),
         ))?;
-        let shared = self.0.clone();
-        tokio::spawn(async move {
-            let mut last_id = 0u64;
-            loop {
-                let m = tokio::select! {
-                    m = inbound.message() => m,
-                    _ = out.closed() => break,
-                    _ = &mut ended_rx => break,
-                };
-                let lines = match m {
-                    Ok(Some(w::SolveRequest {
-                        msg: Some(Msg::Lines(l)),
-                    })) => l.lines,
-                    Ok(Some(w::SolveRequest {
-                        msg: Some(Msg::End(_)),
-                    })) => {
-                        let _ = shared.post(Event::End(key));
-                        // The request lives until its records are out or its client
-                        // goes away, whichever comes first.
-                        tokio::select! {
-                            _ = out.closed() => {}
-                            _ = &mut ended_rx => {}
-                        }
-                        break;
-                    }
-                    Ok(Some(_)) => {
-                        let _ = out.send(Err(Error::from(Violation::Unexpected).into()));
-                        break;
-                    }
-                    Ok(None) => break,
-                    Err(s) => {
-                        // Too large or not a message: the stream ends with why, never
-                        // with OK.
-                        if let Some(e) = unreceived(&s) {
-                            tracing::info!(client = key.0, "a client's message refused: {e}");
-                            let _ = out.send(Err(e.into()));
-                        }
-                        break;
-                    }
-                };
-                if let Err(reason) =
-                    post_lines(&shared, key, lines, &mut last_id, &window, &out).await
-                {
-                    let _ = out.send(Err(Error::from(reason).into()));
-                    break;
-                }
-                if out.is_closed() {
-                    break;
-                }
-            }
-            let _ = shared.post(Event::ClientGone(key));
-        });
+        let relay = Relay {
+            shared: self.0.clone(),
+            key,
+            window,
+            out,
+            ended: ended_rx,
+        };
+        tokio::spawn(relay.run(inbound));
         let stream = UnboundedReceiverStream::new(rx)
             .take_while(|m| !matches!(m, Ok(w::SolveResponse { msg: None })));
         Ok(Response::new(Box::pin(stream)))
@@ -263,6 +197,116 @@ fn unreceived(s: &Status) -> Option<Error> {
             Some(Error::Unreadable { detail })
         }
         _ => None,
+    }
+}
+
+/// The request a client's first message opens, its settings checked, and its table
+/// known; `Err`: why the client is refused (the caller counts it).
+fn checked_open(
+    shared: &Shared,
+    first: Option<w::SolveRequest>,
+) -> Result<(Settings, w::Open), Status> {
+    let open = match first.and_then(|m| m.msg) {
+        Some(w::solve_request::Msg::Open(o)) => o,
+        _ => return Err(Error::from(Violation::NoOpen).into()),
+    };
+    let settings: Settings = open
+        .settings
+        .ok_or(proto::DecodeError::Missing("open.settings"))
+        .and_then(Settings::try_from)
+        .map_err(Error::from)
+        .and_then(|s| Ok(s.validate()?.into_inner()))?;
+    if !shared.known_tables.contains(&open.table) {
+        return Err(Error::UnknownTable {
+            name: open.table,
+            known: shared.known_tables.clone(),
+        }
+        .into());
+    }
+    Ok((settings, open))
+}
+
+/// What relays a client's lines to its open request.
+struct Relay {
+    shared: Arc<Shared>,
+    key: ClientKey,
+    /// Lines in flight: a permit per line that may be posted.
+    window: Arc<Semaphore>,
+    /// The client's responses (errors that end its stream go there).
+    out: ClientTx,
+    /// Fires when the request is over.
+    ended: oneshot::Receiver<()>,
+}
+
+impl Relay {
+    /// Posts the client's lines to the driver until its end, a breach of the protocol,
+    /// the request's end or the client's departure; then tells the driver the client
+    /// is gone.
+    async fn run(mut self, mut inbound: Streaming<w::SolveRequest>) {
+        let mut last_id = 0u64;
+        loop {
+            let m = tokio::select! {
+                m = inbound.message() => m,
+                _ = self.out.closed() => break,
+                _ = &mut self.ended => break,
+            };
+            let Some(lines) = self.lines_of(m).await else {
+                break;
+            };
+            let (shared, out) = (&self.shared, &self.out);
+            if let Err(reason) =
+                post_lines(shared, self.key, lines, &mut last_id, &self.window, out).await
+            {
+                let _ = out.send(Err(Error::from(reason).into()));
+                break;
+            }
+            if out.is_closed() {
+                break;
+            }
+        }
+        let _ = self.shared.post(Event::ClientGone(self.key));
+    }
+
+    /// The lines of the client's message `m`; `None` when the stream is to end (the
+    /// client's end, once the request is over or the client gone; a message out of
+    /// place or unreadable, said to the client; a closed stream).
+    async fn lines_of(
+        &mut self,
+        m: Result<Option<w::SolveRequest>, Status>,
+    ) -> Option<Vec<w::Line>> {
+        use w::solve_request::Msg;
+        match m {
+            Ok(Some(w::SolveRequest {
+                msg: Some(Msg::Lines(l)),
+            })) => Some(l.lines),
+            Ok(Some(w::SolveRequest {
+                msg: Some(Msg::End(_)),
+            })) => {
+                let _ = self.shared.post(Event::End(self.key));
+                // The request lives until its records are out or its client goes away,
+                // whichever comes first.
+                tokio::select! {
+                    _ = self.out.closed() => {}
+                    _ = &mut self.ended => {}
+                }
+                None
+            }
+            Ok(Some(_)) => {
+                let _ = self
+                    .out
+                    .send(Err(Error::from(Violation::Unexpected).into()));
+                None
+            }
+            Ok(None) => None,
+            Err(s) => {
+                // Too large or not a message: the stream ends with why, never with OK.
+                if let Some(e) = unreceived(&s) {
+                    tracing::info!(client = self.key.0, "a client's message refused: {e}");
+                    let _ = self.out.send(Err(e.into()));
+                }
+                None
+            }
+        }
     }
 }
 

@@ -45,7 +45,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::server::Router;
 use tonic::{Request, Status};
+use tonic_health::server::HealthReporter;
 
 /// A table file the coordinator serves to workers.
 #[derive(Clone, Debug)]
@@ -100,6 +103,29 @@ struct Shared {
 }
 
 impl Shared {
+    /// What the handlers share under `cfg`, posting their events to the driver on `core`.
+    fn new(cfg: &ServerConfig, core: std_mpsc::Sender<Event>, metrics: Arc<Metrics>) -> Shared {
+        let mut checksums = HashMap::new();
+        for f in &cfg.files {
+            checksums.insert(f.info.file.clone(), f.info.checksum);
+        }
+        Shared {
+            core,
+            metrics,
+            next_executor: AtomicU64::new(1),
+            next_client: AtomicU64::new(1),
+            heartbeat: cfg.heartbeat,
+            lease: Duration::from_micros(cfg.scheduler.lease_us.unwrap_or(30_000_000)),
+            checksums: Mutex::new(checksums),
+            files: cfg
+                .files
+                .iter()
+                .map(|f| (f.info.file.clone(), f.clone()))
+                .collect(),
+            known_tables: cfg.known_tables.clone(),
+        }
+    }
+
     fn post(&self, m: Event) -> Result<(), Status> {
         self.core
             .send(m)
@@ -149,14 +175,52 @@ pub async fn start(
 ) -> Result<Server, Box<dyn std::error::Error + Send + Sync>> {
     let metrics = Arc::new(Metrics::new());
     let (core_tx, core_rx) = std_mpsc::channel();
-    let lease = Duration::from_micros(cfg.scheduler.lease_us.unwrap_or(30_000_000));
+    spawn_driver(&cfg, core_rx, metrics.clone())?;
+    let shared = Arc::new(Shared::new(&cfg, core_tx.clone(), metrics.clone()));
+    let (health, router) = grpc_router(&cfg, &shared, &metrics)?;
+    let grpc_addr = grpc.local_addr()?;
+    let metrics_addr = match &metrics_listener {
+        Some(l) => Some(l.local_addr()?),
+        None => None,
+    };
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let (metrics_stop_tx, metrics_stop_rx) = oneshot::channel::<()>();
+    if let Some(l) = metrics_listener {
+        let state = http::HttpState {
+            metrics: metrics.clone(),
+            core: core_tx.clone(),
+            token: cfg.token.clone(),
+        };
+        tokio::spawn(http::serve_http(l, state, cfg.http, metrics_stop_rx));
+    }
+    set_serving(&health).await;
+    metrics.set_ready(true);
+    let incoming = first_byte_within(grpc, cfg.handshake_timeout);
+    let signal = stopped(stop_rx, health, metrics, core_tx, metrics_stop_tx);
+    let task =
+        tokio::spawn(async move { router.serve_with_incoming_shutdown(incoming, signal).await });
+    Ok(Server {
+        grpc: grpc_addr,
+        metrics: metrics_addr,
+        shutdown: Some(stop_tx),
+        task,
+        grace: cfg.shutdown_grace,
+    })
+}
+
+/// Starts the driver's thread: it runs the events of `core_rx` and publishes its
+/// counters to `metrics` after every round.
+fn spawn_driver(
+    cfg: &ServerConfig,
+    core_rx: std_mpsc::Receiver<Event>,
+    metrics: Arc<Metrics>,
+) -> std::io::Result<()> {
     let driver_cfg = DriverConfig {
         scheduler: cfg.scheduler.clone(),
         progress_every_us: Some(PROGRESS_EVERY.as_micros() as u64),
         min_window_slots: 8,
         startup_grace_us: cfg.startup_grace.as_micros() as u64,
     };
-    let driver_metrics = metrics.clone();
     std::thread::Builder::new()
         .name("coordinator-driver".into())
         .spawn(move || {
@@ -167,30 +231,20 @@ pub async fn start(
                 &mut driver,
                 &core_rx,
                 &clock,
-                &mut |d| driver_metrics.publish(d.scheduler(), d.executor_count()),
+                &mut |d| metrics.publish(d.scheduler(), d.executor_count()),
                 &mut |_| false,
             );
         })?;
-    let mut checksums = HashMap::new();
-    for f in &cfg.files {
-        checksums.insert(f.info.file.clone(), f.info.checksum);
-    }
-    let shared = Arc::new(Shared {
-        core: core_tx.clone(),
-        metrics: metrics.clone(),
-        next_executor: AtomicU64::new(1),
-        next_client: AtomicU64::new(1),
-        heartbeat: cfg.heartbeat,
-        lease,
-        checksums: Mutex::new(checksums),
-        files: cfg
-            .files
-            .iter()
-            .map(|f| (f.info.file.clone(), f.clone()))
-            .collect(),
-        known_tables: cfg.known_tables.clone(),
-    });
+    Ok(())
+}
 
+/// The gRPC services (health; workers, clients and tables behind the token check, the
+/// refused workers and clients counted) on the transport, and the health reporter.
+fn grpc_router(
+    cfg: &ServerConfig,
+    shared: &Arc<Shared>,
+    metrics: &Arc<Metrics>,
+) -> Result<(HealthReporter, Router), Box<dyn std::error::Error + Send + Sync>> {
     let (health, health_service) = tonic_health::server::health_reporter();
     let token = cfg.token.clone();
     let auth = move |req: Request<()>| -> Result<Request<()>, Status> {
@@ -221,6 +275,18 @@ pub async fn start(
     let tables = tables_server::TablesServer::new(TablesSvc(shared.clone()))
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let router = transport(cfg)?
+        .add_service(health_service)
+        .add_service(InterceptedService::new(workers, worker_auth))
+        .add_service(InterceptedService::new(clients, client_auth))
+        .add_service(InterceptedService::new(tables, auth));
+    Ok((health, router))
+}
+
+/// The gRPC transport: HTTP/2 keepalive pings, no delay, and TLS when `cfg` says so.
+fn transport(
+    cfg: &ServerConfig,
+) -> Result<tonic::transport::Server, Box<dyn std::error::Error + Send + Sync>> {
     let mut builder = tonic::transport::Server::builder()
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
@@ -234,34 +300,11 @@ pub async fn start(
         builder =
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
-    let router = builder
-        .add_service(health_service)
-        .add_service(tonic::service::interceptor::InterceptedService::new(
-            workers,
-            worker_auth,
-        ))
-        .add_service(tonic::service::interceptor::InterceptedService::new(
-            clients,
-            client_auth,
-        ))
-        .add_service(tonic::service::interceptor::InterceptedService::new(
-            tables, auth,
-        ));
-    let grpc_addr = grpc.local_addr()?;
-    let metrics_addr = match &metrics_listener {
-        Some(l) => Some(l.local_addr()?),
-        None => None,
-    };
-    let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let (metrics_stop_tx, metrics_stop_rx) = oneshot::channel::<()>();
-    if let Some(l) = metrics_listener {
-        let state = http::HttpState {
-            metrics: metrics.clone(),
-            core: core_tx.clone(),
-            token: cfg.token.clone(),
-        };
-        tokio::spawn(http::serve_http(l, state, cfg.http, metrics_stop_rx));
-    }
+    Ok(builder)
+}
+
+/// Health says every service serves.
+async fn set_serving(health: &HealthReporter) {
     health
         .set_serving::<workers_server::WorkersServer<WorkersSvc>>()
         .await;
@@ -274,36 +317,32 @@ pub async fn start(
     health
         .set_service_status("", tonic_health::ServingStatus::Serving)
         .await;
-    metrics.set_ready(true);
-    let incoming = first_byte_within(grpc, cfg.handshake_timeout);
-    let shutdown_metrics = metrics.clone();
-    let task = tokio::spawn(async move {
-        router
-            .serve_with_incoming_shutdown(incoming, async move {
-                let _ = stop_rx.await;
-                shutdown_metrics.set_ready(false);
-                health
-                    .set_service_status("", tonic_health::ServingStatus::NotServing)
-                    .await;
-                health
-                    .set_not_serving::<clients_server::ClientsServer<ClientsSvc>>()
-                    .await;
-                health
-                    .set_not_serving::<workers_server::WorkersServer<WorkersSvc>>()
-                    .await;
-                // Ends every worker's and client's stream so the server can finish.
-                let _ = core_tx.send(Event::Shutdown);
-                let _ = metrics_stop_tx.send(());
-            })
-            .await
-    });
-    Ok(Server {
-        grpc: grpc_addr,
-        metrics: metrics_addr,
-        shutdown: Some(stop_tx),
-        task,
-        grace: cfg.shutdown_grace,
-    })
+}
+
+/// The server's shutdown signal: once `stop_rx` fires (or its sender is gone), the
+/// coordinator is not ready, health says not serving, every worker's and client's stream
+/// is ended, and the metrics listener is told to stop.
+async fn stopped(
+    stop_rx: oneshot::Receiver<()>,
+    health: HealthReporter,
+    metrics: Arc<Metrics>,
+    core_tx: std_mpsc::Sender<Event>,
+    metrics_stop_tx: oneshot::Sender<()>,
+) {
+    let _ = stop_rx.await;
+    metrics.set_ready(false);
+    health
+        .set_service_status("", tonic_health::ServingStatus::NotServing)
+        .await;
+    health
+        .set_not_serving::<clients_server::ClientsServer<ClientsSvc>>()
+        .await;
+    health
+        .set_not_serving::<workers_server::WorkersServer<WorkersSvc>>()
+        .await;
+    // Ends every worker's and client's stream so the server can finish.
+    let _ = core_tx.send(Event::Shutdown);
+    let _ = metrics_stop_tx.send(());
 }
 
 /// `auth`, each refusal counted with `count` and logged as a refused `who` (without the

@@ -116,119 +116,155 @@ impl Metrics {
     /// for a quick look without a Prometheus server.
     pub fn render(&self) -> String {
         let mut s = String::with_capacity(2048);
-        let mut put = |name: &str, kind: &str, help: &str, v: u64| {
-            let _ = writeln!(s, "# HELP {name} {help}");
-            let _ = writeln!(s, "# TYPE {name} {kind}");
-            let _ = writeln!(s, "{name} {v}");
-        };
+        self.put_jobs(&mut s);
+        self.put_results(&mut s);
+        self.put_peers(&mut s);
+        self.put_averages(&mut s);
+        s
+    }
+
+    /// The jobs: queued, running, and how many were created, dispatched, done and
+    /// requeued, and whose lease ran out.
+    fn put_jobs(&self, s: &mut String) {
         put(
+            s,
             "cubeswarm_jobs_queued",
             "gauge",
             "Jobs waiting for a worker.",
             self.jobs_queued.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_running",
             "gauge",
             "Jobs dispatched and not answered.",
             self.jobs_running.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_created_total",
             "counter",
             "Jobs made from requests.",
             self.jobs_created.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_dispatched_total",
             "counter",
             "Jobs sent to workers (re-sends included).",
             self.jobs_dispatched.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_done_total",
             "counter",
             "Jobs whose result was accepted.",
             self.jobs_done.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_requeued_total",
             "counter",
             "Jobs put back in the queue (worker gone or lease expired).",
             self.jobs_requeued.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_lease_expiries_total",
             "counter",
             "Jobs whose lease ended with their worker silent.",
             self.lease_expiries.load(Relaxed),
         );
+    }
+
+    /// The results: ignored, refused (and the workers distrusted for it), and lost; and
+    /// what the accepted ones brought (positions released, nodes searched).
+    fn put_results(&self, s: &mut String) {
         put(
+            s,
             "cubeswarm_results_ignored_total",
             "counter",
             "Results ignored (late, repeated, cancelled, superseded, or from a worker the job is not leased to).",
             self.ignored_results.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_results_rejected_total",
             "counter",
             "Results refused because a solution failed its check (it does not solve its position, or its length or prefix is not its job's).",
             self.rejected_results.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_workers_distrusted_total",
             "counter",
             "Workers given no more work because an answer of theirs was refused.",
             self.workers_distrusted.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_jobs_lost_total",
             "counter",
             "Leased jobs a worker's heartbeats did not list for a lease (its jobs were requeued and it must join again).",
             self.jobs_lost.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_positions_total",
             "counter",
             "Records released to clients (one per input line).",
             self.positions.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_nodes_total",
             "counter",
             "Search nodes in accepted results.",
             self.nodes.load(Relaxed),
         );
+    }
+
+    /// The workers and clients: connected, refused; and whether the coordinator serves.
+    fn put_peers(&self, s: &mut String) {
         put(
+            s,
             "cubeswarm_workers_connected",
             "gauge",
             "Workers with an open stream.",
             self.workers.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_workers_refused_total",
             "counter",
             "Workers refused (token, version, table checksum).",
             self.workers_refused.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_workers_refused_table_total",
             "counter",
             "Workers refused because a table they hold differs from the coordinator's (checksum).",
             self.workers_refused_table.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_clients_refused_total",
             "counter",
             "Client requests refused (token, bad request).",
             self.clients_refused.load(Relaxed),
         );
         put(
+            s,
             "cubeswarm_ready",
             "gauge",
             "1 when the coordinator serves.",
             self.ready.load(Relaxed),
         );
+    }
+
+    /// The process-lifetime averages: positions and nodes per second since the start.
+    fn put_averages(&self, s: &mut String) {
         let secs = self.start.elapsed().as_secs_f64().max(1e-9);
         let _ = writeln!(
             s,
@@ -240,8 +276,14 @@ impl Metrics {
             "# HELP cubeswarm_nodes_per_second Search nodes per second since start.\n# TYPE cubeswarm_nodes_per_second gauge\ncubeswarm_nodes_per_second {:.3}",
             self.nodes.load(Relaxed) as f64 / secs
         );
-        s
     }
+}
+
+/// One metric family of one unlabelled value in the text format.
+fn put(s: &mut String, name: &str, kind: &str, help: &str, v: u64) {
+    let _ = writeln!(s, "# HELP {name} {help}");
+    let _ = writeln!(s, "# TYPE {name} {kind}");
+    let _ = writeln!(s, "{name} {v}");
 }
 
 /// Workers given their own label values at most (the first by executor id; the rest

@@ -8,7 +8,7 @@
 //! with UNAVAILABLE once it has sent N bytes of the file (the last chunk cut short): an
 //! interrupted transfer, for the receiver's resume to be tested over real processes.
 
-use super::{BoxStream, Shared};
+use super::{BoxStream, ServedFile, Shared};
 use proto::wire::{self as w, tables_server};
 use proto::Error;
 use std::sync::Arc;
@@ -69,112 +69,126 @@ impl tables_server::Tables for TablesSvc {
             }
             .into());
         };
-        let mut file = tokio::fs::File::open(&f.path)
-            .await
-            .map_err(|e| Error::FileUnreadable {
-                path: f.path.display().to_string(),
-                reason: e.to_string(),
-            })?;
-        if offset > f.info.bytes {
-            return Err(Error::FetchOffset {
-                file: name,
-                offset,
-                bytes: f.info.bytes,
-            }
-            .into());
-        }
-        if offset > 0 {
-            use tokio::io::AsyncSeekExt;
-            file.seek(std::io::SeekFrom::Start(offset))
-                .await
-                .map_err(|e| Error::FileUnreadable {
-                    path: f.path.display().to_string(),
-                    reason: e.to_string(),
-                })?;
-            tracing::info!(file = %name, offset, "resuming a fetch of {name} at byte {offset}");
-        }
+        let file = open_at(&f, &name, offset).await?;
         let cut = cut_after().map(|limit| (offset, limit));
-        let file = file.into_std().await;
         let (tx, rx) = mpsc::channel(4);
-        tokio::spawn(async move {
-            use w::fetch_response::Msg;
-            let start = w::FetchResponse {
-                msg: Some(Msg::Start(w::FetchStart {
-                    info: Some(f.info.clone()),
-                })),
-            };
-            if tx.send(Ok(start)).await.is_err() {
+        tokio::spawn(send_file(f, file, offset, cut, tx));
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+}
+
+/// The error of a served file that cannot be read.
+fn unreadable(f: &ServedFile, e: std::io::Error) -> Error {
+    Error::FileUnreadable {
+        path: f.path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// The served file `f` (`name`), opened at `offset` (a resumed fetch: logged).
+async fn open_at(f: &ServedFile, name: &str, offset: u64) -> Result<std::fs::File, Status> {
+    let mut file = tokio::fs::File::open(&f.path)
+        .await
+        .map_err(|e| unreadable(f, e))?;
+    if offset > f.info.bytes {
+        return Err(Error::FetchOffset {
+            file: name.to_string(),
+            offset,
+            bytes: f.info.bytes,
+        }
+        .into());
+    }
+    if offset > 0 {
+        use tokio::io::AsyncSeekExt;
+        file.seek(std::io::SeekFrom::Start(offset))
+            .await
+            .map_err(|e| unreadable(f, e))?;
+        tracing::info!(file = %name, offset, "resuming a fetch of {name} at byte {offset}");
+    }
+    Ok(file.into_std().await)
+}
+
+/// Sends `f`'s start message, then its chunks from `offset` (`file` is there) to the
+/// end, or to the failpoint's `cut` (the offset it counts from, and its limit); stops at
+/// an error (sent) or when the receiver is gone.
+async fn send_file(
+    f: ServedFile,
+    file: std::fs::File,
+    mut offset: u64,
+    cut: Option<(u64, u64)>,
+    tx: mpsc::Sender<Result<w::FetchResponse, Status>>,
+) {
+    use w::fetch_response::Msg;
+    let start = w::FetchResponse {
+        msg: Some(Msg::Start(w::FetchStart {
+            info: Some(f.info.clone()),
+        })),
+    };
+    if tx.send(Ok(start)).await.is_err() {
+        return;
+    }
+    let mut file = Some(file);
+    while offset < f.info.bytes {
+        let end = chunk_end(offset, f.info.bytes, CHUNK);
+        let end = match cut {
+            Some((first, limit)) if offset >= first.saturating_add(limit) => {
+                let _ = tx
+                    .send(Err(Status::unavailable(format!(
+                        "failpoint {CUT_AFTER_ENV}: the stream was cut after \
+                         {limit} bytes"
+                    ))))
+                    .await;
                 return;
             }
-            let unreadable = |e: std::io::Error| -> Status {
-                Error::FileUnreadable {
-                    path: f.path.display().to_string(),
-                    reason: e.to_string(),
-                }
-                .into()
-            };
-            let mut file = Some(file);
-            let mut offset = offset;
-            while offset < f.info.bytes {
-                let end = chunk_end(offset, f.info.bytes, CHUNK);
-                let end = match cut {
-                    Some((first, limit)) if offset >= first.saturating_add(limit) => {
-                        let _ = tx
-                            .send(Err(Status::unavailable(format!(
-                                "failpoint {CUT_AFTER_ENV}: the stream was cut after \
-                                 {limit} bytes"
-                            ))))
-                            .await;
-                        return;
-                    }
-                    Some((first, limit)) => end.min(first.saturating_add(limit)),
-                    None => end,
-                };
-                // The read off the async threads, into a buffer that is not zeroed first.
-                let Some(mut held) = file.take() else { return };
-                let want = end - offset;
-                let read = tokio::task::spawn_blocking(move || {
-                    let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
-                    let r = std::io::Read::read_to_end(
-                        &mut std::io::Read::take(&mut held, want),
-                        &mut buf,
-                    );
-                    (held, r.map(|_| buf))
-                })
-                .await;
-                let buf = match read {
-                    Ok((held, Ok(buf))) => {
-                        file = Some(held);
-                        buf
-                    }
-                    Ok((_, Err(e))) => {
-                        let _ = tx.send(Err(unreadable(e))).await;
-                        return;
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Err(unreadable(std::io::Error::other(e)))).await;
-                        return;
-                    }
-                };
-                // A file shorter than announced (changed since it was listed): the stream
-                // ends early, and the receiver says so.
-                if buf.is_empty() {
-                    return;
-                }
-                let n = buf.len() as u64;
-                let msg = w::FetchResponse {
-                    msg: Some(Msg::Chunk(w::Chunk {
-                        offset,
-                        data: buf.into(),
-                    })),
-                };
-                if tx.send(Ok(msg)).await.is_err() {
-                    return;
-                }
-                offset += n;
+            Some((first, limit)) => end.min(first.saturating_add(limit)),
+            None => end,
+        };
+        let Some(held) = file.take() else { return };
+        let buf = match read_chunk(held, end - offset).await {
+            Ok((held, buf)) => {
+                file = Some(held);
+                buf
             }
-        });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+            Err(e) => {
+                let _ = tx.send(Err(unreadable(&f, e).into())).await;
+                return;
+            }
+        };
+        // A file shorter than announced (changed since it was listed): the stream
+        // ends early, and the receiver says so.
+        if buf.is_empty() {
+            return;
+        }
+        let n = buf.len() as u64;
+        let msg = w::FetchResponse {
+            msg: Some(Msg::Chunk(w::Chunk {
+                offset,
+                data: buf.into(),
+            })),
+        };
+        if tx.send(Ok(msg)).await.is_err() {
+            return;
+        }
+        offset += n;
+    }
+}
+
+/// The next `want` bytes of `file` (fewer at its end), read off the async threads into a
+/// buffer that is not zeroed first; the file comes back for the next chunk.
+async fn read_chunk(
+    mut file: std::fs::File,
+    want: u64,
+) -> std::io::Result<(std::fs::File, Vec<u8>)> {
+    let read = tokio::task::spawn_blocking(move || {
+        let mut buf = Vec::with_capacity(usize::try_from(want).unwrap_or(0));
+        let r = std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, want), &mut buf);
+        (file, r.map(|_| buf))
+    })
+    .await;
+    match read {
+        Ok((file, Ok(buf))) => Ok((file, buf)),
+        Ok((_, Err(e))) => Err(e),
+        Err(e) => Err(std::io::Error::other(e)),
     }
 }
 
