@@ -264,70 +264,103 @@ pub fn generate_with(
     let eo_bits = eo_bits.min(11);
     let base = base.max(TAIL - 2);
     let entries = (cocsep::CLASSES as u64 * ESEP as u64) << eo_bits;
-    let sym = cocsep::sym_coord();
-    let syms = symmetries();
-    let mut mult = [[0u8; 48]; 48];
-    for (a, row) in mult.iter_mut().enumerate() {
-        for (b, v) in row.iter_mut().enumerate() {
-            *v = syms.mult[a][b];
-        }
-    }
-    let nwords = entries.div_ceil(32) as usize;
-    let g = Gen {
-        coords: Coords::new(),
-        cocsep,
-        selfsym: (0..sym.classes()).map(|c| sym.selfsym(c)).collect(),
-        mult,
-        eo_bits: eo_bits.into(),
-        base,
-        words: (0..nwords)
-            .into_par_iter()
-            .map(|_| AtomicU64::new(u64::MAX))
-            .collect(),
-    };
-    drop(sym);
+    let g = Gen::new(cocsep, eo_bits, base, entries);
     let mut desc = Checkpoint {
         name: name.clone(),
         eo_bits,
         base,
         done: 0,
         total: 0,
-        words: nwords as u64,
+        words: g.words.len() as u64,
     };
-    // The marks of a checkpoint are true bounds whatever batch they came from, so they
-    // are loaded first and the breadth-first marks land on them (an atomic minimum).
-    let resumed = match Checkpoint::probe(dir, &name) {
-        None => None,
-        Some(_) => match Checkpoint::load(dir, &desc, &g.words) {
-            Some(c) => {
-                progress.note(&format!(
-                    "{name}: resuming from its checkpoint ({} of {} batches of tails \
-                     done); recomputing the breadth-first levels first",
-                    c.done, c.total
-                ));
-                Some(c)
-            }
-            None => {
-                progress.note(&format!(
-                    "{name}: the checkpoint found is not of this build or is damaged; \
-                     starting over"
-                ));
-                g.words.par_iter().for_each(|w| w.store(u64::MAX, Relaxed));
-                Checkpoint::remove(dir, &name);
-                None
-            }
-        },
-    };
-
-    // 1. Breadth-first over h11 cosets up to symmetry. Only the previous level's cubes
-    //    and the keys of the two previous levels are kept (a coset's neighbours lie in
-    //    the levels before, at and after its own); the last level is kept as origins
-    //    (index of the parent cube << 5 | move), from which the tails start.
+    let resumed = resume(dir, &desc, &g, progress);
     let depth_bfs = base + 2 - TAIL;
+    let (cubes, origins) = breadth_first(&g, &name, depth_bfs, progress);
+    match tails(
+        dir, &g, &mut desc, resumed, &cubes, &origins, started, progress, opts,
+    )? {
+        Some(stopped) => return Ok(stopped),
+        None => drop((origins, cubes)),
+    }
+    write(dir, &g, &name, entries, base)?;
+    Ok(Outcome::Written)
+}
+
+impl<'a> Gen<'a> {
+    /// A generator of a table of `entries` entries, every one unmarked (all ones).
+    fn new(cocsep: &'a Cocsep, eo_bits: u8, base: u8, entries: u64) -> Gen<'a> {
+        let sym = cocsep::sym_coord();
+        let syms = symmetries();
+        let mut mult = [[0u8; 48]; 48];
+        for (a, row) in mult.iter_mut().enumerate() {
+            for (b, v) in row.iter_mut().enumerate() {
+                *v = syms.mult[a][b];
+            }
+        }
+        let nwords = entries.div_ceil(32) as usize;
+        Gen {
+            coords: Coords::new(),
+            cocsep,
+            selfsym: (0..sym.classes()).map(|c| sym.selfsym(c)).collect(),
+            mult,
+            eo_bits: eo_bits.into(),
+            base,
+            words: (0..nwords)
+                .into_par_iter()
+                .map(|_| AtomicU64::new(u64::MAX))
+                .collect(),
+        }
+    }
+}
+
+/// The checkpoint of an interrupted build of `desc`, loaded into `g`'s words, if there is
+/// one of this build. The marks of a checkpoint are true bounds whatever batch they came
+/// from, so they are loaded first and the breadth-first marks land on them (an atomic
+/// minimum). A checkpoint of another build, or a damaged one, is removed.
+fn resume(
+    dir: &std::path::Path,
+    desc: &Checkpoint,
+    g: &Gen<'_>,
+    progress: &dyn Progress,
+) -> Option<Checkpoint> {
+    let name = &desc.name;
+    Checkpoint::probe(dir, name)?;
+    match Checkpoint::load(dir, desc, &g.words) {
+        Some(c) => {
+            progress.note(&format!(
+                "{name}: resuming from its checkpoint ({} of {} batches of tails \
+                 done); recomputing the breadth-first levels first",
+                c.done, c.total
+            ));
+            Some(c)
+        }
+        None => {
+            progress.note(&format!(
+                "{name}: the checkpoint found is not of this build or is damaged; \
+                 starting over"
+            ));
+            g.words.par_iter().for_each(|w| w.store(u64::MAX, Relaxed));
+            Checkpoint::remove(dir, name);
+            None
+        }
+    }
+}
+
+/// Phase 1: breadth-first over h11 cosets up to symmetry, to `depth_bfs`, marking each
+/// level. Only the previous level's cubes and the keys of the two previous levels are kept
+/// (a coset's neighbours lie in the levels before, at and after its own); the last level
+/// is kept as origins (index of the parent cube << 5 | move), from which the tails start.
+/// Returns the last level's parent cubes and its origins (`u64::MAX`: the parent cube
+/// itself, when the breadth-first part has no levels).
+fn breadth_first(
+    g: &Gen<'_>,
+    name: &str,
+    depth_bfs: u8,
+    progress: &dyn Progress,
+) -> (Vec<Cube>, Vec<u64>) {
     let mut cubes = vec![Cube::SOLVED];
     let mut keys_prev: Vec<u64> = vec![g.key(&Cube::SOLVED)];
     let mut keys_prev2: Vec<u64> = Vec::new();
-    // `u64::MAX`: the parent cube itself (when the breadth-first part has no levels).
     let mut origins: Vec<u64> = vec![u64::MAX];
     g.mark(&Cube::SOLVED, 0);
     for d in 1..=depth_bfs {
@@ -336,24 +369,7 @@ pub fn generate_with(
         let mut level_keys = Vec::new();
         let mut level = Vec::new();
         for p in 0..parts {
-            let (g, cubes) = (&g, &cubes);
-            let mut cand: Vec<(u64, u64)> = cubes
-                .par_iter()
-                .enumerate()
-                .flat_map_iter(|(i, c)| {
-                    Move::ALL.iter().filter_map(move |&m| {
-                        let k = g.key(&c.compose(&MOVE_CUBES[m.index()]));
-                        (part_of(k, parts) == p).then_some((k, (i as u64) << 5 | m.index() as u64))
-                    })
-                })
-                .collect();
-            // Sorting the pairs (not only the keys) keeps the first origin of each key the
-            // same from run to run, so a resumed build walks the same batches.
-            cand.par_sort_unstable();
-            cand.dedup_by_key(|&mut (k, _)| k);
-            cand.retain(|(k, _)| {
-                keys_prev.binary_search(k).is_err() && keys_prev2.binary_search(k).is_err()
-            });
+            let cand = next_level_part(g, &cubes, parts, p, &keys_prev, &keys_prev2);
             if !last {
                 level_keys.extend(cand.iter().map(|&(k, _)| k));
             }
@@ -377,13 +393,60 @@ pub fn generate_with(
             keys_prev2 = std::mem::replace(&mut keys_prev, level_keys);
         }
     }
-    drop((keys_prev, keys_prev2));
+    (cubes, origins)
+}
+
+/// The new cosets one move from `cubes` whose keys fall in part `p` of `parts`, each with
+/// its first origin, sorted by key: those of neither of the two previous levels.
+fn next_level_part(
+    g: &Gen<'_>,
+    cubes: &[Cube],
+    parts: u64,
+    p: u64,
+    keys_prev: &[u64],
+    keys_prev2: &[u64],
+) -> Vec<(u64, u64)> {
+    let mut cand: Vec<(u64, u64)> = cubes
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, c)| {
+            Move::ALL.iter().filter_map(move |&m| {
+                let k = g.key(&c.compose(&MOVE_CUBES[m.index()]));
+                (part_of(k, parts) == p).then_some((k, (i as u64) << 5 | m.index() as u64))
+            })
+        })
+        .collect();
+    // Sorting the pairs (not only the keys) keeps the first origin of each key the same
+    // from run to run, so a resumed build walks the same batches.
+    cand.par_sort_unstable();
+    cand.dedup_by_key(|&mut (k, _)| k);
+    cand.retain(|(k, _)| {
+        keys_prev.binary_search(k).is_err() && keys_prev2.binary_search(k).is_err()
+    });
+    cand
+}
+
+/// Phase 2: depth-first tails from every origin, in batches, with checkpoints between
+/// them (from the batch `resumed` had reached). `Some`: the build stopped where
+/// `opts.stop_after` asked, its checkpoint saved.
+#[allow(clippy::too_many_arguments)]
+fn tails(
+    dir: &std::path::Path,
+    g: &Gen<'_>,
+    desc: &mut Checkpoint,
+    resumed: Option<Checkpoint>,
+    cubes: &[Cube],
+    origins: &[u64],
+    started: Instant,
+    progress: &dyn Progress,
+    opts: &GenOptions,
+) -> Result<Option<Outcome>, Error> {
+    let name = desc.name.clone();
+    let depth_bfs = desc.base + 2 - TAIL;
     let start = |o: u64| match o {
         u64::MAX => cubes[0],
         _ => cubes[(o >> 5) as usize].compose(&MOVE_CUBES[(o & 31) as usize]),
     };
-
-    // 2. Depth-first tails, in batches, with checkpoints between them.
     let per = origins.len().div_ceil(BATCHES as usize).max(1);
     let total = origins.len().div_ceil(per) as u64;
     desc.total = total;
@@ -399,7 +462,7 @@ pub fn generate_with(
         _ => 0,
     };
     progress.start(
-        &format!("{name} depth {}..={}", depth_bfs + 1, base + 2),
+        &format!("{name} depth {}..={}", depth_bfs + 1, desc.base + 2),
         origins.len() as u64,
     );
     progress.inc((first as usize * per).min(origins.len()) as u64);
@@ -440,20 +503,29 @@ pub fn generate_with(
         if opts.stop_after == Some(b + 1) {
             // As a build killed right after a checkpoint.
             desc.save(dir, &g.words)?;
-            return Ok(Outcome::Stopped { done: b + 1, total });
+            return Ok(Some(Outcome::Stopped { done: b + 1, total }));
         }
     }
     progress.finish(&format!("{name}: tails done"));
-    drop((origins, cubes));
+    Ok(None)
+}
 
-    // 3. Write, straight from the words (never a second copy of the table).
+/// Phase 3: the table file, written straight from `g`'s words (never a second copy of
+/// the table); the checkpoint, no longer needed, removed.
+fn write(
+    dir: &std::path::Path,
+    g: &Gen<'_>,
+    name: &str,
+    entries: u64,
+    base: u8,
+) -> Result<(), Error> {
     let body_len = entries.div_ceil(4);
     // Entries past the end (possible when N = 0) must read as zero padding.
     let used = (entries % 4) as u32;
     let meta = TableMeta {
         base,
         params: [EDGE_LAYOUT, 0],
-        ..TableMeta::new(name.clone(), entries, 2)
+        ..TableMeta::new(name.to_string(), entries, 2)
     };
     let fill = |i: usize, chunk: &mut [u8]| {
         let w0 = i * tablefile::BODY_CHUNK / 8;
@@ -466,9 +538,9 @@ pub fn generate_with(
             *last &= (1u8 << (2 * used)) - 1;
         }
     };
-    tablefile::write_table_with(&tablefile::table_path(dir, &name), &meta, &fill)?;
-    Checkpoint::remove(dir, &name);
-    Ok(Outcome::Written)
+    tablefile::write_table_with(&tablefile::table_path(dir, name), &meta, &fill)?;
+    Checkpoint::remove(dir, name);
+    Ok(())
 }
 
 /// How many starting cosets of a batch of `per` one task of the tails walks with `threads`
