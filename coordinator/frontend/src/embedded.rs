@@ -386,7 +386,7 @@ pub fn many<R: std::io::BufRead + Send>(
         table.to_string(),
         source,
         &mut |rec| {
-            let bad = crate::output::failure(&rec, settings).is_some();
+            let bad = crate::output::failed(&rec);
             failed += u64::from(bad);
             sink(rec, bad)
         },

@@ -51,6 +51,13 @@ pub fn render(rec: &Record, settings: &Settings, format: Format) -> String {
     Shown::new(rec, settings).render(format)
 }
 
+/// Whether `rec` has no solution ([`failure`] is `Some`), without rendering anything.
+pub fn failed(rec: &Record) -> bool {
+    rec.outcome
+        .as_ref()
+        .map_or(true, |s| s.solutions.is_empty())
+}
+
 /// Why `rec` has no solution (an error record, or nothing found within the limits), as
 /// the output shows it; `None` when it has solutions.
 pub fn failure(rec: &Record, settings: &Settings) -> Option<String> {
@@ -336,6 +343,36 @@ mod tests {
                 tables::Position::parse(input).unwrap_err(),
             )),
         }
+    }
+
+    #[test]
+    fn the_one_record_object_and_the_failure_check_agree_with_the_writers() {
+        let none = Record {
+            outcome: Ok(Solved {
+                solutions: Vec::new(),
+                ..ok().outcome.unwrap()
+            }),
+            ..ok()
+        };
+        for (rec, kind) in [
+            (ok(), None),
+            (bad(4, "R Q"), Some("position")),
+            (none, Some("no_solution")),
+        ] {
+            let f = fields(&rec, &settings());
+            assert_eq!(failed(&rec), failure(&rec, &settings()).is_some());
+            assert_eq!(f["error_kind"].as_str(), kind, "{f}");
+            assert_eq!(
+                f["error"].as_str().map(str::to_string),
+                failure(&rec, &settings())
+            );
+            assert_eq!(f["id"], rec.line);
+        }
+        let f = fields(&ok(), &settings());
+        assert_eq!(f["solutions"], serde_json::json!(["U' R'"]));
+        assert_eq!(f["lengths"], serde_json::json!([2]));
+        assert_eq!(f["optimal"], true);
+        assert_eq!(f["millis"], 1.5);
     }
 
     #[test]

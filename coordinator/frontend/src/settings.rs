@@ -14,9 +14,12 @@ pub const THREADS_PER_CORE: usize = 16;
 /// Threads one process may start at most, whatever its cores.
 pub const MAX_THREADS: usize = 4096;
 
-/// The cores this process may run on (at least 1).
+/// The cores this process may run on (at least 1), asked of the system once per process:
+/// the answer reads the cgroup's files (tens of microseconds), and a Python caller asks
+/// on every call.
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The most threads one process starts here: [`THREADS_PER_CORE`] per core, at most
