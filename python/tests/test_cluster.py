@@ -3,6 +3,7 @@ cargo) on loopback, driven from Python."""
 
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -101,6 +102,44 @@ def test_solve_many_with_bad_lines_then_resume(cluster, tmp_path):
     last = list(cluster.solve_many(inp, method="twophase", output=out, resume=True))
     assert [r.input for r in last] == items[-1:]
     assert len(out.read_text().splitlines()) == len(items)
+
+
+def test_wait_for_workers_keeps_a_request_until_a_worker_joins(binary, tables_dir, tmp_path):
+    # A coordinator with no worker: without wait_for_workers the request is refused at
+    # once; with it, it waits, and a worker joining later solves it.
+    env = dict(os.environ, CUBESWARM_TABLES=str(tables_dir), RUST_LOG="info")
+    env.pop("CUBESWARM_TOKEN", None)
+    procs = []
+    try:
+        clog = tmp_path / "coordinator.log"
+        c = subprocess.Popen([binary, "coordinator", "--listen", "127.0.0.1:0"],
+                             stderr=open(clog, "w"), stdout=subprocess.DEVNULL, env=env)
+        procs.append(c)
+        url = "http://" + _wait_for(clog, "grpc listening on ", c).split()[0]
+        with pytest.raises(cubeswarm.ClusterError, match="twophase"):
+            cubeswarm.Cluster(url, connect_timeout=30).solve("R U", method="twophase")
+        patient = cubeswarm.Cluster(url, connect_timeout=30, wait_for_workers=600)
+        runs = patient.solve_many(["R U", "F2"], method="twophase")
+        first = []
+        t = threading.Thread(target=lambda: first.extend(runs))
+        t.start()
+        # The request is open at the coordinator (its status lists it) before any worker
+        # exists.
+        end = time.monotonic() + 120
+        while not patient.status()["requests"]:
+            assert time.monotonic() < end and t.is_alive(), "the request was not kept"
+            time.sleep(0.05)
+        wlog = tmp_path / "worker.log"
+        w = subprocess.Popen([binary, "worker", "--coordinator", url, "--threads", "1"],
+                             stderr=open(wlog, "w"), stdout=subprocess.DEVNULL, env=env)
+        procs.append(w)
+        t.join(120)
+        assert [r.input for r in first] == ["R U", "F2"]
+        assert all(cubeswarm.is_solved_by(r.input, r.moves) for r in first)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+            p.wait(30)
 
 
 def test_an_unreachable_cluster_is_a_cluster_error():
