@@ -67,14 +67,14 @@ fn to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyA
     })
 }
 
-/// Settings, table and the opened tables for a call (opened with the GIL released, once
+/// The table and the opened tables for a call of `settings` (opened with the GIL released, once
 /// per process: later calls reuse the tables and their idle executors).
 fn prepare(
     py: Python<'_>,
     request: &Request,
+    settings: &Settings,
     tables_dir: Option<PathBuf>,
-) -> PyResult<(Settings, String, Arc<Embedded>)> {
-    let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
+) -> PyResult<(String, Arc<Embedded>)> {
     let table = request.table.clone();
     let dir = crate::tables_fns::dir(tables_dir);
     let method = settings.method;
@@ -86,7 +86,7 @@ fn prepare(
             Ok::<_, frontend::Error>((name, tables))
         })
         .map_err(front)?;
-    Ok((settings, name, tables))
+    Ok((name, tables))
 }
 
 /// Solves one position as `options` ask (a dict of the keyword arguments, see
@@ -101,12 +101,12 @@ pub fn solve<'py>(
     tables_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let request = crate::request::request(options)?;
-    request.settings(&Dialect::PYTHON).map_err(front)?;
+    let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
     let threads = request
         .local_threads(true, &Dialect::PYTHON)
         .map_err(front)?;
     let parsed = frontend::settings::position(position).map_err(front)?;
-    let (settings, name, tables) = prepare(py, &request, tables_dir)?;
+    let (name, tables) = prepare(py, &request, &settings, tables_dir)?;
     let cfg = request.config();
     let pool = tables.executors(1, threads).map_err(front)?;
     let line = InputLine {
@@ -218,7 +218,8 @@ impl SolveMany {
         let threads = request
             .local_threads(false, &Dialect::PYTHON)
             .map_err(front)?;
-        let (settings, name, tables) = prepare(py, &request, tables_dir)?;
+        let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
+        let (name, tables) = prepare(py, &request, &settings, tables_dir)?;
         let cfg = request.config();
         let pool = tables.executors(1, threads).map_err(front)?;
         let stop = pool.tx.clone();

@@ -24,24 +24,31 @@ def _wait_for(log_path, what, proc, limit=120.0):
     raise AssertionError(f"no {what!r} in {open(log_path).read()}")
 
 
+def _env(tables_dir):
+    env = dict(os.environ, CUBESWARM_TABLES=str(tables_dir), RUST_LOG="info")
+    env.pop("CUBESWARM_TOKEN", None)
+    return env
+
+
+def _start(binary, args, log, env, procs, wait_for):
+    """Starts `binary args` logging to `log`, into `procs`; the text after `wait_for`."""
+    p = subprocess.Popen([binary, *args], stderr=open(log, "w"),
+                         stdout=subprocess.DEVNULL, env=env)
+    procs.append(p)
+    return _wait_for(log, wait_for, p)
+
+
 @pytest.fixture(scope="module")
 def cluster(binary, tables_dir, tmp_path_factory):
     d = tmp_path_factory.mktemp("cluster")
-    env = dict(os.environ, CUBESWARM_TABLES=str(tables_dir), RUST_LOG="info")
-    env.pop("CUBESWARM_TOKEN", None)
+    env = _env(tables_dir)
     procs = []
     try:
-        clog = d / "coordinator.log"
-        c = subprocess.Popen([binary, "coordinator", "--listen", "127.0.0.1:0"],
-                             stderr=open(clog, "w"), stdout=subprocess.DEVNULL, env=env)
-        procs.append(c)
-        addr = _wait_for(clog, "grpc listening on ", c).split()[0]
+        addr = _start(binary, ["coordinator", "--listen", "127.0.0.1:0"], d / "coordinator.log",
+                      env, procs, "grpc listening on ").split()[0]
         url = f"http://{addr}"
-        wlog = d / "worker.log"
-        w = subprocess.Popen([binary, "worker", "--coordinator", url, "--threads", "2"],
-                             stderr=open(wlog, "w"), stdout=subprocess.DEVNULL, env=env)
-        procs.append(w)
-        _wait_for(wlog, "connected to coordinator", w)
+        _start(binary, ["worker", "--coordinator", url, "--threads", "2"], d / "worker.log",
+               env, procs, "connected to coordinator")
         yield cubeswarm.Cluster(url, connect_timeout=30)
     finally:
         for p in reversed(procs):
@@ -107,15 +114,12 @@ def test_solve_many_with_bad_lines_then_resume(cluster, tmp_path):
 def test_wait_for_workers_keeps_a_request_until_a_worker_joins(binary, tables_dir, tmp_path):
     # A coordinator with no worker: without wait_for_workers the request is refused at
     # once; with it, it waits, and a worker joining later solves it.
-    env = dict(os.environ, CUBESWARM_TABLES=str(tables_dir), RUST_LOG="info")
-    env.pop("CUBESWARM_TOKEN", None)
+    env = _env(tables_dir)
     procs = []
     try:
-        clog = tmp_path / "coordinator.log"
-        c = subprocess.Popen([binary, "coordinator", "--listen", "127.0.0.1:0"],
-                             stderr=open(clog, "w"), stdout=subprocess.DEVNULL, env=env)
-        procs.append(c)
-        url = "http://" + _wait_for(clog, "grpc listening on ", c).split()[0]
+        url = "http://" + _start(binary, ["coordinator", "--listen", "127.0.0.1:0"],
+                                 tmp_path / "coordinator.log", env, procs,
+                                 "grpc listening on ").split()[0]
         with pytest.raises(cubeswarm.ClusterError, match="twophase"):
             cubeswarm.Cluster(url, connect_timeout=30).solve("R U", method="twophase")
         patient = cubeswarm.Cluster(url, connect_timeout=30, wait_for_workers=600)
@@ -129,10 +133,10 @@ def test_wait_for_workers_keeps_a_request_until_a_worker_joins(binary, tables_di
         while not patient.status()["requests"]:
             assert time.monotonic() < end and t.is_alive(), "the request was not kept"
             time.sleep(0.05)
-        wlog = tmp_path / "worker.log"
-        w = subprocess.Popen([binary, "worker", "--coordinator", url, "--threads", "1"],
-                             stderr=open(wlog, "w"), stdout=subprocess.DEVNULL, env=env)
-        procs.append(w)
+        # Not waited for: the request is what waits for it.
+        procs.append(subprocess.Popen([binary, "worker", "--coordinator", url, "--threads", "1"],
+                                      stderr=open(tmp_path / "worker.log", "w"),
+                                      stdout=subprocess.DEVNULL, env=env))
         t.join(120)
         assert [r.input for r in first] == ["R U", "F2"]
         assert all(cubeswarm.is_solved_by(r.input, r.moves) for r in first)
