@@ -6,7 +6,7 @@
 //! [`ExecutorId`], into the driver's event stream as [`ExecutorEvent`]s, so one loop serves
 //! every executor alike.
 
-use proto::{Job, JobId, JobResult};
+use proto::{Handback, Job, JobId, JobResult};
 
 /// An executor's identity within one coordinator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -29,6 +29,18 @@ pub trait Executor {
     fn submit(&self, job: Job);
     /// Stops a job; what it found so far comes back as a cancelled result.
     fn cancel(&self, job: JobId);
+    /// Whether it can hand back the pieces of a running subtree job it has not started
+    /// ([`Executor::split`]); one that cannot is never asked.
+    fn can_split(&self) -> bool {
+        false
+    }
+    /// Asks it to hand back what attempt `attempt` of `job` has not started: the answer
+    /// now (an executor in this process), or `None` when it comes later as an
+    /// [`ExecutorEvent::Handback`] (over a stream).
+    fn split(&self, job: JobId, attempt: u32) -> Option<Handback> {
+        let _ = (job, attempt);
+        None
+    }
     /// Its name for people (a worker's id, its host).
     fn name(&self) -> String {
         "in-process".to_string()
@@ -72,6 +84,8 @@ pub enum ExecutorEvent {
         /// Jobs it may hold.
         slots: usize,
     },
+    /// Its answer to a request to split a job ([`Executor::split`]).
+    Handback(ExecutorId, Handback),
     /// The executor is gone: its jobs go back to the queue.
     Gone(ExecutorId),
 }

@@ -43,6 +43,8 @@
 //!   that dispatch and leases stay cheap with a thousand executors.
 //! - `inflight`: a request's lines in flight, a window indexed by sequence number that
 //!   releases records in input order.
+//! - `split`: idle slots while subtree jobs run: a running job's unstarted pieces handed
+//!   back and dealt out again.
 //! - `requests`, `dispatch`, `results`, `check`, `pace`, `state`, `types`: the machine's
 //!   own parts (requests in, jobs out, answers taken and checked, jobs per slot, the
 //!   state, the public types).
@@ -68,6 +70,7 @@ mod pace;
 mod requests;
 mod results;
 mod roster;
+mod split;
 mod state;
 mod types;
 
@@ -96,6 +99,10 @@ pub struct Scheduler {
     pace: pace::Pace,
     /// Answers refused since the driver last took them.
     rejections: Vec<Rejection>,
+    /// Running jobs asked to hand back their unstarted pieces, not answered yet.
+    asking: BTreeSet<JobId>,
+    /// When idle slots last looked for a job to split (µs).
+    split_scan: u64,
 }
 
 impl Scheduler {
@@ -117,6 +124,8 @@ impl Scheduler {
             counters: Counters::default(),
             pace: pace::Pace::default(),
             rejections: Vec::new(),
+            asking: BTreeSet::new(),
+            split_scan: 0,
         }
     }
 
@@ -177,6 +186,8 @@ impl Scheduler {
                 running: BTreeSet::new(),
                 lease_renewed: self.now,
                 distrusted: false,
+                splits: false,
+                threads: 0,
             },
         );
     }

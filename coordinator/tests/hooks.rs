@@ -62,6 +62,7 @@ fn run_to_end(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, Vec<Job>) {
                     running.push_back((to, job));
                 }
                 Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+                Action::Split { .. } => unreachable!("no executor here splits"),
             }
         }
         records.extend(s.take_records(req));
@@ -261,6 +262,7 @@ fn progress_follows_the_deepening_of_the_oldest_position() {
             match a {
                 Action::Dispatch { to, job } => running.push_back((to, job)),
                 Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+                Action::Split { .. } => unreachable!("no executor here splits"),
             }
         }
         let p = s.progress(req);
@@ -319,7 +321,7 @@ fn dispatched(actions: &[Action]) -> Vec<(ExecutorId, Job)> {
         .iter()
         .filter_map(|a| match a {
             Action::Dispatch { to, job } => Some((*to, job.clone())),
-            Action::Cancel { .. } => None,
+            Action::Cancel { .. } | Action::Split { .. } => None,
         })
         .collect()
 }

@@ -30,7 +30,7 @@ use coordinator::driver::{
 use coordinator::input::InputLine;
 use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, LiveJob, Scheduler};
 use fake::{answer, poisoned, result, truth, wrong, PREFIX_LEN, TABLE};
-use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
+use proto::{Job, JobId, JobOutput, JobResult, Method, Record, RecordError, Settings, Solved};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -56,6 +56,8 @@ struct FakeExec {
     drained: bool,
     running: Vec<Job>,
     cancelled: Vec<Job>,
+    /// Jobs (id, attempt) asked to split: the pieces they kept.
+    kept: BTreeMap<(JobId, u32), u32>,
 }
 
 impl FakeExec {
@@ -170,7 +172,24 @@ struct Handle {
     expired: Rc<RefCell<Vec<ExecutorId>>>,
 }
 
+/// Executors whose id is a multiple of this cannot split (they answer as before).
+const NO_SPLIT_EVERY: u64 = 3;
+
 impl Executor for Handle {
+    fn can_split(&self) -> bool {
+        !self.id.0.is_multiple_of(NO_SPLIT_EVERY)
+    }
+    fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
+        self.outbox.borrow_mut().push((
+            self.id,
+            Action::Split {
+                on: self.id,
+                job,
+                attempt,
+            },
+        ));
+        None
+    }
     fn capacity(&self) -> usize {
         self.capacity
     }
@@ -264,6 +283,7 @@ struct Faults {
     rogue_answers: u64,
     foreign_answers: u64,
     hangs: u64,
+    splits: u64,
 }
 
 impl Faults {
@@ -278,6 +298,7 @@ impl Faults {
         self.client_reconnects += o.client_reconnects;
         self.rogue_answers += o.rogue_answers;
         self.foreign_answers += o.foreign_answers;
+        self.splits += o.splits;
         self.hangs += o.hangs;
     }
 }
@@ -316,6 +337,7 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 drained: false,
                 running: Vec::new(),
                 cancelled: Vec::new(),
+                kept: BTreeMap::new(),
             },
         );
     };
@@ -338,7 +360,8 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
     let mut mail: Vec<(u64, ExecutorId, JobResult)> = Vec::new();
     // Every job dispatched so far (rogues answer them, given or not).
     let mut sent_jobs: Vec<Job> = Vec::new();
-    for _ in 0..100_000u64 {
+    // Steps: a job handed back in part is answered as two or more, each a step.
+    for _ in 0..200_000u64 {
         // The client sends a few lines (those without a record, in order).
         if conn.sent < input.lines.len() {
             let k = 1 + rng.below(4) as usize;
@@ -412,8 +435,10 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
             }
         }
         driver.step(now);
+        let mut asked = Vec::new();
         for (to, a) in outbox.borrow_mut().drain(..) {
             match a {
+                Action::Split { job, attempt, .. } => asked.push((to, job, attempt)),
                 Action::Dispatch { job, .. } => {
                     let e = execs.get_mut(&to).ok_or("dispatch to unknown executor")?;
                     if !e.has_table {
@@ -440,6 +465,7 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 }
             }
         }
+        answer_splits(&mut driver, &mut execs, asked, &mut rng, &mut f, now);
         f.lease_expiries += rejoin_expired(&mut driver, &outbox, &expired, &mut execs);
         // What the client received on this connection.
         {
@@ -496,6 +522,9 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                     Action::Dispatch { job, .. } => {
                         return Err(format!("{job:?} dispatched after its client left"))
                     }
+                    Action::Split { job, .. } => {
+                        return Err(format!("{job:?} asked to split after its client left"))
+                    }
                 }
             }
             f.lease_expiries += rejoin_expired(&mut driver, &outbox, &expired, &mut execs);
@@ -548,7 +577,7 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
             let until = now + 1_500 + rng.below(4_000);
             e.health = Health::Stalled(until);
             for j in &e.running {
-                let out = answer(j, sc.all_mode, &prefixes);
+                let out = kept_answer(j, e.kept.get(&(j.id, j.attempt)), sc.all_mode, &prefixes);
                 mail.push((until + rng.below(500), id, result(j, Ok(out))));
             }
             e.running.clear();
@@ -626,7 +655,8 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
                 0
             };
             let j = e.running.remove(i);
-            let r = result(&j, Ok(answer(&j, sc.all_mode, &prefixes)));
+            let kept = e.kept.get(&(j.id, j.attempt));
+            let r = result(&j, Ok(kept_answer(&j, kept, sc.all_mode, &prefixes)));
             if faults && rng.below(20) == 0 {
                 // Answers twice.
                 f.double_answers += 1;
@@ -657,10 +687,11 @@ fn simulate(seed: u64, faults: bool) -> Result<(Vec<Record>, Faults), String> {
         .filter(|(_, e)| e.health != Health::Dead)
         .map(|(id, e)| {
             format!(
-                "{id:?} {:?} table={} running={}",
+                "{id:?} {:?} table={} running={} (scheduler: slots, running {:?})",
                 e.health,
                 e.has_table,
-                e.running.len()
+                e.running.len(),
+                driver.scheduler().executor_state(*id)
             )
         })
         .collect();
@@ -692,6 +723,94 @@ fn rejoin_expired(
         }
     }
     told.len() as u64
+}
+
+/// The answer of a job that kept its first `kept` pieces (all: `None`): only its
+/// prefixes with a piece kept, and only the solutions in those pieces.
+fn kept_answer(j: &Job, kept: Option<&u32>, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
+    let out = answer(j, all_mode, prefixes);
+    let (Some(&k), proto::Work::Subtrees(w), JobOutput::Subtrees(rs)) = (kept, &j.work, &out)
+    else {
+        return out;
+    };
+    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+    let mut at = 0u32;
+    let kept_pieces: Vec<Vec<Vec<Move>>> = (w.prefixes.iter())
+        .map(|p| {
+            let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+            let mut mine = Vec::new();
+            proto::pieces::for_each_piece(p, l, &mut |q| {
+                if at < k {
+                    mine.push(q.to_vec());
+                }
+                at += 1;
+            });
+            mine
+        })
+        .collect();
+    let rs = (rs.iter())
+        .filter(|r| {
+            kept_pieces
+                .get(r.prefix as usize)
+                .is_some_and(|m| !m.is_empty())
+        })
+        .map(|r| {
+            let mine = &kept_pieces[r.prefix as usize];
+            let mut r = r.clone();
+            r.solutions
+                .retain(|s| mine.iter().any(|q| s.starts_with(q)));
+            if r.solutions.is_empty() {
+                r.stop = proto::Stop::Exhausted;
+            }
+            r
+        })
+        .collect();
+    JobOutput::Subtrees(rs)
+}
+
+/// The fake executors answer the splits asked of them: a live one holding the job keeps
+/// a random number of its pieces (all, none, or some) and hands back the rest; one that
+/// no longer holds it says so; a stalled, hung, rogue or dead one says nothing.
+fn answer_splits(
+    driver: &mut Driver<'_>,
+    execs: &mut BTreeMap<ExecutorId, FakeExec>,
+    asked: Vec<(ExecutorId, JobId, u32)>,
+    rng: &mut SplitMix64,
+    f: &mut Faults,
+    now: u64,
+) {
+    for (to, job, attempt) in asked {
+        let Some(e) = execs.get_mut(&to) else {
+            continue;
+        };
+        if e.health != Health::Alive {
+            continue;
+        }
+        let held = e
+            .running
+            .iter()
+            .find(|j| j.id == job && j.attempt == attempt);
+        let kept = held.map(|j| {
+            let total = match &j.work {
+                proto::Work::Subtrees(w) => {
+                    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+                    proto::pieces::total(&w.prefixes, w.depth, levels)
+                }
+                proto::Work::Batch { .. } => 0,
+            } as u64;
+            // Mostly it has started everything by the time it is asked (nothing to hand
+            // back); else it keeps a random share: none, some, all.
+            *e.kept
+                .entry((job, attempt))
+                .or_insert_with(|| match rng.below(3) {
+                    0 => rng.below(total + 2) as u32,
+                    _ => total as u32,
+                })
+        });
+        f.splits += 1;
+        let h = proto::Handback { job, attempt, kept };
+        driver.handle(Event::Executor(ExecutorEvent::Handback(to, h)), now);
+    }
 }
 
 fn join(

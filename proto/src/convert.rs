@@ -10,6 +10,7 @@ use crate::job::{
     BatchItem, Internal, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
     PositionError, PositionResult, Settings, SettingsError, Stop, SubtreeResult, SubtreeWork, Work,
 };
+use crate::pieces::Handback;
 use crate::record::{BadLine, BadLineKind, Record, RecordError, Solved};
 use crate::wire as w;
 use tables::{Cube, CubieError, Move, Position};
@@ -132,6 +133,37 @@ fn u8_from(field: &'static str, v: u32) -> Result<u8, DecodeError> {
     })
 }
 
+fn pieces_from(v: u32) -> Result<u8, DecodeError> {
+    match u8::try_from(v) {
+        Ok(p) if p <= crate::pieces::MAX_PIECE_LEVELS => Ok(p),
+        _ => Err(DecodeError::OutOfRange {
+            field: "job.subtrees.pieces",
+            value: v.into(),
+            max: crate::pieces::MAX_PIECE_LEVELS.into(),
+        }),
+    }
+}
+
+impl From<&Handback> for w::Handback {
+    fn from(h: &Handback) -> Self {
+        w::Handback {
+            job: h.job.0,
+            attempt: h.attempt,
+            kept: h.kept,
+        }
+    }
+}
+
+impl From<w::Handback> for Handback {
+    fn from(h: w::Handback) -> Self {
+        Handback {
+            job: JobId(h.job),
+            attempt: h.attempt,
+            kept: h.kept,
+        }
+    }
+}
+
 fn method_wire(m: Method) -> w::Method {
     match m {
         Method::Optimal => w::Method::Optimal,
@@ -218,6 +250,7 @@ impl From<&Job> for w::Job {
                 prefixes: s.prefixes.iter().map(|p| moves_bytes(p)).collect(),
                 max_solutions: s.max_solutions,
                 time_limit_ms: s.time_limit_ms,
+                pieces: s.pieces.into(),
             }),
         };
         w::Job {
@@ -255,6 +288,7 @@ impl TryFrom<w::Job> for Job {
                 prefixes: sequences_from("job.subtrees.prefixes", &s.prefixes)?,
                 max_solutions: s.max_solutions,
                 time_limit_ms: s.time_limit_ms,
+                pieces: pieces_from(s.pieces)?,
             }),
         };
         Ok(Job {

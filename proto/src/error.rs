@@ -8,8 +8,9 @@ use crate::settings::SettingsError;
 /// 2: typed errors on the wire (settings, bad lines, table and internal failures) and a
 /// per-position error in batch results. 3: a solution count beyond the limit
 /// (`SettingsError.too_many_solutions`) and a line longer than a position's text may be
-/// (`BAD_LINE_KIND_TOO_LONG`).
-pub const PROTOCOL: u32 = 3;
+/// (`BAD_LINE_KIND_TOO_LONG`). 4: a subtree job's pieces, and a running job's unstarted
+/// pieces handed back on request (`SplitJob`, `Handback`, `Hello.splits`).
+pub const PROTOCOL: u32 = 4;
 
 /// The cubeswarm version every process reports (a worker of another version is refused).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -64,6 +64,10 @@ pub struct SubtreeWork {
     pub max_solutions: Option<u32>,
     /// Wall-time budget of the job in milliseconds (what is left of the position's).
     pub time_limit_ms: Option<u64>,
+    /// Each prefix is searched as its pieces, its canonical extensions by this many
+    /// moves (see [`crate::pieces`]; 0: whole, one search a prefix), so that the job can
+    /// hand back what it has not started. Results still come one per prefix started.
+    pub pieces: u8,
 }
 
 /// Why a search (or a job) stopped.

@@ -5,6 +5,8 @@
 //! - [`job`]: a [`Job`] (id, attempt, table, [`Work`]), the [`Settings`] of what is asked,
 //!   a [`JobResult`] per job with one result per position or per subtree and a [`Stop`]
 //!   reason, typed [`JobError`]s, and [`Cancel`].
+//! - [`pieces`]: a subtree job's prefixes as smaller searches, and the [`Handback`] of
+//!   those a worker has not started.
 //! - [`method`]: the one [`Method`] (its names for the CLI, `FromStr`/`Display`).
 //! - [`settings`]: [`Settings`], their limits and their one validation
 //!   ([`Settings::validate`] → [`ValidSettings`], what the engines take).
@@ -34,6 +36,7 @@ pub mod error;
 pub mod http;
 pub mod job;
 pub mod method;
+pub mod pieces;
 pub mod record;
 pub mod settings;
 pub mod status_json;
@@ -47,6 +50,7 @@ pub use job::{
     PositionAnswer, PositionError, PositionResult, Stop, SubtreeResult, SubtreeWork, Work,
 };
 pub use method::{Method, UnknownMethod};
+pub use pieces::Handback;
 pub use record::{BadLine, BadLineKind, Record, RecordError, Solved};
 pub use settings::{
     Settings, SettingsError, ValidSettings, DEFAULT_MAX_LENGTH, MAX_LENGTH, MAX_SOLUTIONS,

@@ -35,6 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     k,
                     &stop,
                     &mut || it.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+                    &mut |_| true,
                     &mut |_, o| {
                         total.0 += o.nodes;
                         total.1 += o.lookups;

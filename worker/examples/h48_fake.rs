@@ -84,6 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         2,
         &stop,
         &mut || it.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+        &mut |_| true,
         &mut |_, o| {
             nodes += o.nodes;
             lookups += o.lookups;

@@ -158,6 +158,7 @@ fn run<L: Lookup>(
         lanes,
         &stop,
         &mut || it.next().map(|(i, p)| (i, *p, usize::MAX)),
+        &mut |_| true,
         &mut |_, o| {
             nodes += o.nodes;
             lookups += o.lookups;

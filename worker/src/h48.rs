@@ -221,7 +221,8 @@ impl H48Solver {
     /// Runs many calls of the primitive at one `depth`, up to `lanes` of them interleaved
     /// on this thread (which hides memory latency): `next` hands out the tasks as
     /// `(id, prefix, max_solutions)` until it returns `None`, and `done` receives each
-    /// task's outcome with its id as soon as that task is finished.
+    /// task's outcome with its id as soon as that task is finished. `admit` is asked as
+    /// each task starts (in the order handed out); after a no, no later task starts.
     #[allow(clippy::too_many_arguments)]
     pub fn search_lanes<'t>(
         &self,
@@ -230,10 +231,11 @@ impl H48Solver {
         lanes: usize,
         stop: &StopToken,
         next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
+        admit: &mut dyn FnMut(usize) -> bool,
         done: &mut dyn FnMut(usize, SearchOutcome),
     ) {
         let done = &mut |id, f: Found| done(id, f.into());
-        dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, stop, next, done))
+        dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, stop, next, admit, done))
     }
 
     /// Solves `position` on the calling thread as `settings` ask (`method`, `probe_limit`

@@ -48,7 +48,8 @@ pub use engine::Engine;
 pub use error::Error;
 pub use h48::H48Solver;
 pub use runner::{
-    run_job, run_job_counted, run_job_with, Engines, JobRunner, ResultSink, RunnerOptions,
+    run_job, run_job_counted, run_job_split, run_job_with, Engines, JobRunner, PieceCursor,
+    ResultSink, RunnerOptions,
 };
 pub use scramble::{Scramble, ScrambleError, Scrambler};
 pub use stop::StopToken;

@@ -26,11 +26,11 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use tables::format_moves;
 use tables::tablefile::TableFileError;
+use tables::{format_moves, Move};
 
 /// Subtrees a subtree job interleaves on its thread (see
 /// [`H48Solver::search_lanes`]) to hide the table's latency: three, measured against two,
@@ -214,8 +214,22 @@ pub fn run_job_with(
     nodes: &AtomicU64,
     options: &RunnerOptions,
 ) -> JobResult {
+    run_job_split(engines, job, stop, nodes, options, &PieceCursor::default())
+}
+
+/// [`run_job_with`], a subtree job taking its pieces through `cursor`: what it has not
+/// started when [`PieceCursor::hand_back`] is called is not searched, and its result
+/// lists the prefixes of the pieces it started (their last one maybe in part).
+pub fn run_job_split(
+    engines: &Engines,
+    job: &Job,
+    stop: &StopToken,
+    nodes: &AtomicU64,
+    options: &RunnerOptions,
+    cursor: &PieceCursor,
+) -> JobResult {
     let start = Instant::now();
-    let output = run_work(engines, job, stop, start, nodes, options);
+    let output = run_work(engines, job, stop, start, nodes, options, cursor);
     JobResult {
         id: job.id,
         attempt: job.attempt,
@@ -231,6 +245,7 @@ fn run_work(
     start: Instant,
     nodes: &AtomicU64,
     options: &RunnerOptions,
+    cursor: &PieceCursor,
 ) -> Result<JobOutput, JobError> {
     let engine = engines
         .get(&job.table)
@@ -283,7 +298,7 @@ fn run_work(
                 let stop = stop.with_deadline(deadline_after(start, work.time_limit_ms));
                 catch_unwind(AssertUnwindSafe(|| {
                     options.before(&work.position);
-                    run_subtrees(solver, work, &stop, nodes)
+                    run_subtrees(solver, work, &stop, nodes, cursor)
                 }))
                 .unwrap_or_else(|payload| Err(panic_error(payload.as_ref())))
                 .map(JobOutput::Subtrees)
@@ -293,12 +308,120 @@ fn run_work(
     }
 }
 
-/// The subtrees of `work`, [`LANES`] at a time on this thread (see [`run_job`]).
+/// How many of a subtree job's pieces (see [`proto::pieces`]) have been started, and
+/// whether the others were handed back: shared by the job's thread, which takes pieces
+/// in order, and whoever answers a request to split the job ([`JobRunner::split`]).
+#[derive(Debug)]
+pub struct PieceCursor {
+    /// Pieces started, and [`HANDED_BACK`] once the rest were handed back.
+    started: AtomicU32,
+    /// No piece from this one on starts (`u32::MAX`: any may).
+    limit: u32,
+}
+
+impl Default for PieceCursor {
+    fn default() -> Self {
+        PieceCursor {
+            started: AtomicU32::new(0),
+            limit: u32::MAX,
+        }
+    }
+}
+
+/// Set in a [`PieceCursor`] once the pieces not started are handed back.
+const HANDED_BACK: u32 = 1 << 31;
+
+impl PieceCursor {
+    /// Piece `k` starts (pieces start in order, `k` the count started so far): false
+    /// when the pieces from here on were handed back.
+    fn start(&self, k: u32) -> bool {
+        if k + 1 >= HANDED_BACK || k >= self.limit {
+            return false;
+        }
+        // Only the job's thread moves the count, to `k + 1`; a hand-back sets the flag.
+        (self.started)
+            .compare_exchange(k, k + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// A cursor whose job starts its first `k` pieces at most, as if asked to hand back
+    /// once it had started them (a replay of a split, for tests).
+    pub fn handing_back_from(k: u32) -> PieceCursor {
+        PieceCursor {
+            started: AtomicU32::new(0),
+            limit: k,
+        }
+    }
+
+    /// Stops the job from starting pieces: how many it has started (the same answer
+    /// again when asked again).
+    pub fn hand_back(&self) -> u32 {
+        self.started.fetch_or(HANDED_BACK, Ordering::AcqRel) & !HANDED_BACK
+    }
+
+    /// Whether the pieces not started were handed back.
+    fn handed_back(&self) -> bool {
+        let s = self.started.load(Ordering::Acquire);
+        s & HANDED_BACK != 0 || s >= self.limit
+    }
+}
+
+/// A subtree job's pieces, flat: their moves, and for each its span and its prefix.
+struct Pieces {
+    moves: Vec<Move>,
+    /// Start in `moves`, length, index of its prefix in the job.
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl Pieces {
+    /// The pieces of `work` in the order both ends enumerate them
+    /// ([`proto::pieces::for_each_piece`] over the prefixes in order).
+    fn of(work: &SubtreeWork) -> Pieces {
+        let levels = proto::pieces::job_levels(&work.prefixes, work.depth, work.pieces);
+        let mut p = Pieces {
+            moves: Vec::new(),
+            spans: Vec::with_capacity(work.prefixes.len()),
+        };
+        for (i, prefix) in work.prefixes.iter().enumerate() {
+            let l = proto::pieces::levels_for(prefix.len(), work.depth, levels);
+            proto::pieces::for_each_piece(prefix, l, &mut |piece| {
+                p.spans.push((p.moves.len(), piece.len(), i));
+                p.moves.extend_from_slice(piece);
+            });
+        }
+        p
+    }
+
+    fn get(&self, k: usize) -> Option<(&[Move], usize)> {
+        let &(start, len, owner) = self.spans.get(k)?;
+        Some((self.moves.get(start..start + len)?, owner))
+    }
+}
+
+/// One prefix's result so far: its pieces' merged.
+fn merge(into: &mut SubtreeResult, nodes: u64, lookups: u64, stop: Stop) {
+    into.nodes += nodes;
+    into.lookups += lookups;
+    let rank = |s: Stop| match s {
+        Stop::Exhausted => 0,
+        Stop::Completed => 1,
+        Stop::ProbeLimit => 2,
+        Stop::TimeLimit => 3,
+        Stop::Cancelled => 4,
+    };
+    if rank(stop) > rank(into.stop) {
+        into.stop = stop;
+    }
+}
+
+/// The subtrees of `work`, [`LANES`] at a time on this thread, as their pieces, taken
+/// through `cursor` (see [`run_job`]).
 fn run_subtrees(
     solver: &H48Solver,
     work: &SubtreeWork,
     stop: &StopToken,
     nodes: &AtomicU64,
+    cursor: &PieceCursor,
 ) -> Result<Vec<SubtreeResult>, JobError> {
     // A subtree job is not made from settings by its receiver: its two limits are
     // checked here, against the same constants and errors as settings.
@@ -314,24 +437,36 @@ fn run_subtrees(
     };
     let position = &work.position;
     let depth = usize::from(work.depth);
+    let pieces = Pieces::of(work);
     // Solutions kept so far in the whole job (read when handing out, written when done).
     let found = Cell::new(0usize);
-    let mut handed = 0usize;
+    // The last piece started (every piece before it was too).
+    let started = Cell::new(None::<usize>);
+    // Pieces are taken (their entries prefetched) a few ahead of their start; the
+    // cursor counts those started, so that a hand-back gives up the taken ones too.
+    let mut taken = 0usize;
     let mut next = || {
-        if found.get() >= want || stop.check().is_some() {
+        if found.get() >= want || stop.check().is_some() || cursor.handed_back() {
             return None;
         }
-        let i = handed;
-        let prefix = work.prefixes.get(i)?;
-        // Results name their prefix by a u32 index: a longer list ends there.
-        u32::try_from(i).ok()?;
-        handed += 1;
-        Some((i, &prefix[..], want - found.get()))
+        let (piece, _) = pieces.get(taken)?;
+        taken += 1;
+        Some((taken - 1, piece, want - found.get()))
     };
-    let mut results: Vec<SubtreeResult> = Vec::new();
+    let mut admit = |k: usize| {
+        let ok = u32::try_from(k).is_ok_and(|k| cursor.start(k));
+        if ok {
+            started.set(Some(k));
+        }
+        ok
+    };
+    // One result per prefix started, by prefix index.
+    let mut results: BTreeMap<usize, SubtreeResult> = BTreeMap::new();
     let mut fault: Option<JobError> = None;
-    let mut done = |i: usize, out: SearchOutcome| {
-        let prefix = work.prefixes.get(i).map_or(&[][..], |p| &p[..]);
+    let mut done = |k: usize, out: SearchOutcome| {
+        let Some((piece, owner)) = pieces.get(k) else {
+            return;
+        };
         nodes.fetch_add(out.nodes, Ordering::Relaxed);
         if out.invalid > 0 && fault.is_none() {
             fault = Some(JobError::Verification {
@@ -339,7 +474,7 @@ fn run_subtrees(
             });
         }
         for s in &out.solutions {
-            let ok = s.len() == depth && s.starts_with(prefix) && position.is_solved_by(s);
+            let ok = s.len() == depth && s.starts_with(piece) && position.is_solved_by(s);
             if !ok && fault.is_none() {
                 fault = Some(JobError::Verification {
                     moves: format_moves(s),
@@ -355,13 +490,15 @@ fn run_subtrees(
             why = Stop::Completed;
         }
         found.set(found.get() + solutions.len());
-        results.push(SubtreeResult {
-            prefix: u32::try_from(i).unwrap_or(u32::MAX),
-            solutions,
-            nodes: out.nodes,
-            lookups: out.lookups,
-            stop: why,
+        let r = results.entry(owner).or_insert_with(|| SubtreeResult {
+            prefix: u32::try_from(owner).unwrap_or(u32::MAX),
+            solutions: Vec::new(),
+            nodes: 0,
+            lookups: 0,
+            stop: Stop::Exhausted,
         });
+        r.solutions.extend(solutions);
+        merge(r, out.nodes, out.lookups, why);
     };
     solver.search_lanes(
         position.cube(),
@@ -369,19 +506,37 @@ fn run_subtrees(
         LANES,
         stop,
         &mut next,
+        &mut admit,
         &mut done,
     );
     if let Some(e) = fault {
         return Err(e);
     }
-    results.sort_by_key(|r| r.prefix);
-    Ok(results)
+    // A prefix whose later pieces never started, neither handed back nor past the last
+    // piece, was cut short: by the job's solution count, or by its stop.
+    if let Some(last) = started.get() {
+        let next_piece = pieces.get(last + 1);
+        if let (Some((_, owner)), false) = (next_piece, cursor.handed_back()) {
+            if let Some(r) = results.get_mut(&owner) {
+                let why = match stop.check() {
+                    Some(why) => why,
+                    None => Stop::Completed,
+                };
+                merge(r, 0, 0, why);
+            }
+        }
+    }
+    Ok(results.into_values().collect())
 }
 
 /// One submitted job not finished: its stop token and its node count so far.
 struct Pending {
     stop: StopToken,
     nodes: Arc<AtomicU64>,
+    /// The attempt submitted.
+    attempt: u32,
+    /// Its pieces started, for a request to split it (`None`: a batch job, not split).
+    cursor: Option<Arc<PieceCursor>>,
 }
 
 /// The jobs submitted and not finished, by id: one entry per submission (a job sent again
@@ -502,12 +657,15 @@ impl JobRunner {
     pub fn submit_with(&self, job: Job, on_result: ResultSink) {
         let token = StopToken::new();
         let nodes = Arc::new(AtomicU64::new(0));
+        let cursor = Arc::new(PieceCursor::default());
         lock(&self.pending)
             .entry(job.id)
             .or_default()
             .push(Pending {
                 stop: token.clone(),
                 nodes: Arc::clone(&nodes),
+                attempt: job.attempt,
+                cursor: matches!(job.work, Work::Subtrees(_)).then(|| Arc::clone(&cursor)),
             });
         let engines = Arc::clone(&self.engines);
         let pending = Arc::clone(&self.pending);
@@ -519,7 +677,7 @@ impl JobRunner {
             let start = Instant::now();
             let engines = Arc::clone(&lock(&engines));
             let result = catch_unwind(AssertUnwindSafe(|| {
-                run_job_with(&engines, &job, &token, &nodes, &options)
+                run_job_split(&engines, &job, &token, &nodes, &options, &cursor)
             }))
             .unwrap_or_else(|payload| JobResult {
                 id: job.id,
@@ -550,6 +708,16 @@ impl JobRunner {
             }
             None => false,
         }
+    }
+
+    /// Stops attempt `attempt` of job `id` from starting more of its pieces (a subtree
+    /// job; a batch job runs on, and this is `None`): how many it started, the rest handed
+    /// back (see [`proto::Handback`]). `None` when no such attempt is pending here (it
+    /// ended, and its result is on its way). A job still queued hands back every piece.
+    pub fn split(&self, id: JobId, attempt: u32) -> Option<u32> {
+        let map = lock(&self.pending);
+        let p = map.get(&id)?.iter().find(|p| p.attempt == attempt)?;
+        Some(p.cursor.as_ref()?.hand_back())
     }
 
     /// Stops every pending job (for shutdown: each still sends its partial result).

@@ -87,6 +87,7 @@ fn solve_by_subtrees(solver: &H48Solver, c: &Cube) -> (Vec<Move>, Option<u8>) {
                     prefixes: prefixes.clone(),
                     max_solutions: Some(1),
                     time_limit_ms: None,
+                    pieces: 0,
                 }),
             });
         }
@@ -412,6 +413,7 @@ fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
             lanes,
             &none,
             &mut || next.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+            &mut |_| true,
             &mut |i, out| {
                 assert!(!std::mem::replace(&mut seen[i], true), "task {i} twice");
                 let lone = solver.search(&c, &prefixes[i], d, usize::MAX, &none);
@@ -421,6 +423,25 @@ fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
             },
         );
         assert!(seen.iter().all(|&s| s), "{lanes} lanes skipped a task");
+        // Refused from task 100 on (handed back): exactly the first 100 run, though
+        // more were taken ahead.
+        let mut next = prefixes.iter().enumerate();
+        let mut ran = vec![false; prefixes.len()];
+        let mut asked = Vec::new();
+        solver.search_lanes(
+            &c,
+            d,
+            lanes,
+            &none,
+            &mut || next.next().map(|(i, p)| (i, &p[..], usize::MAX)),
+            &mut |k| {
+                asked.push(k);
+                k < 100
+            },
+            &mut |i, _| ran[i] = true,
+        );
+        assert_eq!(asked, (0..=100).collect::<Vec<_>>(), "{lanes} lanes");
+        assert!(ran.iter().enumerate().all(|(i, &r)| r == (i < 100)));
         let whole = solver.search(&c, &[], d, usize::MAX, &none);
         assert!(sols > 0);
         assert_eq!(sols, whole.solutions.len());

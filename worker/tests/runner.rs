@@ -20,8 +20,8 @@ use tables::canonical::sequences;
 use tables::progress::Silent;
 use tables::{parse_moves, Cube, Move, Position, SplitMix64};
 use worker::{
-    catalog, run_job, run_job_with, Engines, Error, JobRunner, RunnerOptions, StopToken,
-    TableMemory,
+    catalog, run_job, run_job_split, run_job_with, Engines, Error, JobRunner, PieceCursor,
+    RunnerOptions, StopToken, TableMemory,
 };
 
 const SUPERFLIP: &str = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2";
@@ -91,6 +91,7 @@ fn subtree_work(p: Position, depth: u8, prefixes: Vec<Vec<Move>>) -> SubtreeWork
         prefixes,
         max_solutions: None,
         time_limit_ms: None,
+        pieces: 0,
     }
 }
 
@@ -640,4 +641,113 @@ fn executor_job_errors_say_what_happened_once() {
         assert_eq!(e.to_string(), text);
         assert!(std::error::Error::source(&e).is_none());
     }
+}
+
+/// A subtree job searched as its pieces (one or two moves longer) finds what it finds
+/// whole, prefix by prefix; one whose cursor stops at piece `k` (handed back from there)
+/// answers for exactly the prefixes of its first `k` pieces, with the solutions in them.
+#[test]
+fn executor_subtree_pieces_find_what_whole_prefixes_find_and_a_hand_back_keeps_its_first_pieces() {
+    let c = Cube::from_moves(&parse_moves("R U R' U' F2 D L' B D2 R' F U'").unwrap());
+    let p = Position::new(c).unwrap();
+    let solver = h48_common::h0k4();
+    let d = solver
+        .solve(
+            &p,
+            &Settings::default().validate().unwrap(),
+            &StopToken::new(),
+        )
+        .unwrap()
+        .solutions[0]
+        .len() as u8;
+    let whole = subtree_output(run(&subtrees(1, subtree_work(p, d, sequences(2)))));
+    for levels in 1..=2u8 {
+        let work = SubtreeWork {
+            pieces: levels,
+            ..subtree_work(p, d, sequences(2))
+        };
+        let r = subtree_output(run(&subtrees(2, work.clone())));
+        check_subtrees(&work, &r);
+        assert_eq!(r.len(), whole.len());
+        for (a, b) in r.iter().zip(&whole) {
+            assert_eq!((a.prefix, &a.solutions), (b.prefix, &b.solutions));
+            assert_eq!(a.stop, Stop::Exhausted);
+        }
+    }
+    // Handed back from piece k: the pieces before k, in order, and nothing else.
+    let work = SubtreeWork {
+        pieces: 1,
+        ..subtree_work(p, d, sequences(2))
+    };
+    let mut pieces: Vec<(usize, Vec<Move>)> = Vec::new();
+    for (i, prefix) in work.prefixes.iter().enumerate() {
+        proto::pieces::for_each_piece(prefix, 1, &mut |q| pieces.push((i, q.to_vec())));
+    }
+    let all: Vec<Vec<Move>> = whole.iter().flat_map(|r| r.solutions.clone()).collect();
+    let job = subtrees(3, work.clone());
+    for k in [
+        0,
+        1,
+        7,
+        100,
+        pieces.len() / 2,
+        pieces.len() - 1,
+        pieces.len(),
+    ] {
+        let cursor = PieceCursor::handing_back_from(k as u32);
+        let r = run_job_split(
+            &engines(),
+            &job,
+            &StopToken::new(),
+            &AtomicU64::new(0),
+            &RunnerOptions::default(),
+            &cursor,
+        );
+        let r = subtree_output(r);
+        let owners: BTreeSet<u32> = pieces[..k].iter().map(|(i, _)| *i as u32).collect();
+        let answered: BTreeSet<u32> = r.iter().map(|r| r.prefix).collect();
+        assert_eq!(answered, owners, "handed back from piece {k}");
+        let kept: BTreeSet<Vec<Move>> = (all.iter())
+            .filter(|s| pieces[..k].iter().any(|(_, q)| s.starts_with(q)))
+            .cloned()
+            .collect();
+        let found: BTreeSet<Vec<Move>> = r.iter().flat_map(|r| r.solutions.clone()).collect();
+        assert_eq!(found, kept, "handed back from piece {k}");
+    }
+}
+
+/// A pool's job asked to split hands back what it has not started: a job still queued
+/// behind a busy thread hands back everything and then answers for nothing; a job not
+/// held (ended, or never sent) is `None`; a batch job is never split.
+#[test]
+fn executor_split_of_a_queued_job_hands_back_everything() {
+    let (tx, rx) = mpsc::channel();
+    let sink: worker::ResultSink = Arc::new(move |r| {
+        let _ = tx.send(r);
+    });
+    let exec = JobRunner::new(1, engines(), sink).unwrap();
+    // A long job holds the one thread.
+    let hard = position(SUPERFLIP);
+    exec.submit(subtrees(1, subtree_work(hard, 20, sequences(2))));
+    let queued = SubtreeWork {
+        pieces: 1,
+        ..subtree_work(hard, 20, sequences(1))
+    };
+    exec.submit(subtrees(2, queued));
+    assert_eq!(exec.split(JobId(2), 1), Some(0));
+    // Asked again: the same answer.
+    assert_eq!(exec.split(JobId(2), 1), Some(0));
+    assert_eq!(exec.split(JobId(2), 2), None, "another attempt is not held");
+    assert_eq!(exec.split(JobId(9), 1), None, "never sent");
+    exec.cancel(JobId(1));
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        got.push(
+            rx.recv_timeout(Duration::from_secs(60))
+                .expect("both jobs answer"),
+        );
+    }
+    let second = got.into_iter().find(|r| r.id == JobId(2)).unwrap();
+    assert_eq!(subtree_output(second), Vec::new());
+    assert_eq!(exec.split(JobId(2), 1), None, "ended");
 }

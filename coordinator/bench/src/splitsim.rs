@@ -333,6 +333,9 @@ impl Replay<'_> {
             match order {
                 Order::Submit(job) => self.events.push(now + lat, Ev::Arrive(to, job)),
                 Order::Cancel(job) => self.events.push(now + lat, Ev::Cancel(to, job.0)),
+                Order::Split(job, attempt) => {
+                    self.events.push(now + lat, Ev::Split(to, job.0, attempt))
+                }
             }
         }
         if self.wall.is_none() && self.seen.borrow().record.is_some() {
@@ -360,6 +363,19 @@ impl Replay<'_> {
                 self.driver.handle(ExecutorEvent::Result(e, r).into(), now);
             }
             Ev::Cancel(e, id) => self.log.jobs.extend(self.slots.cancel(e, id, now)),
+            Ev::Split(e, id, attempt) => {
+                let (h, end) = self.slots.split(e, id, attempt, now);
+                if let Some(end) = end {
+                    self.events.push(end, Ev::Finish(e, id));
+                }
+                self.log.splits += u64::from(h.kept.is_some());
+                self.events.push(now + lat, Ev::Handback(e, h));
+            }
+            Ev::Handback(e, h) => {
+                self.driver.step(now);
+                self.driver
+                    .handle(ExecutorEvent::Handback(e, h).into(), now);
+            }
             Ev::Beat(e) => {
                 if let (true, Some(hb)) = (open, self.heartbeat) {
                     let live = self.slots.live(e, now);

@@ -312,6 +312,13 @@ impl Executor for Local {
     fn cancel(&self, job: JobId) {
         self.exec.cancel(job);
     }
+    fn can_split(&self) -> bool {
+        true
+    }
+    fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
+        let kept = self.exec.split(job, attempt);
+        Some(proto::Handback { job, attempt, kept })
+    }
 }
 
 impl Drop for Local {

@@ -43,6 +43,8 @@ pub struct RemoteWorker {
     tables: Vec<String>,
     /// Its address as this coordinator sees it (empty when the transport has none).
     host: String,
+    /// It answers a split request (its Hello said so).
+    splits: bool,
 }
 
 impl RemoteWorker {
@@ -67,6 +69,16 @@ impl Executor for RemoteWorker {
     }
     fn cancel(&self, job: JobId) {
         self.send(ToWorker::Cancel(w::Cancel { job: job.0 }));
+    }
+    fn can_split(&self) -> bool {
+        self.splits
+    }
+    fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
+        self.send(ToWorker::Split(w::SplitJob {
+            job: job.0,
+            attempt,
+        }));
+        None
     }
     fn name(&self) -> String {
         self.worker_id.clone()
@@ -143,6 +155,7 @@ fn decode(id: ExecutorId, msg: Option<w::worker_message::Msg>) -> Result<Executo
                 .collect(),
         ),
         Some(Msg::Result(r)) => ExecutorEvent::Result(id, proto::JobResult::try_from(r)?),
+        Some(Msg::Handback(h)) => ExecutorEvent::Handback(id, proto::Handback::from(h)),
         Some(Msg::Capacity(c)) => ExecutorEvent::Capacity {
             id,
             threads: c.slots,
@@ -215,6 +228,7 @@ impl workers_server::Workers for WorkersSvc {
             threads: hello.threads,
             tables,
             host,
+            splits: hello.splits,
         };
         self.0.post(Event::Joined(id, Box::new(worker)))?;
         let shared = self.0.clone();

@@ -195,6 +195,8 @@ impl<'s> Driver<'s> {
         let threads = exec.threads();
         self.stats.joined(id, &exec.name(), threads, self.now);
         self.sched.add_executor(id, exec.capacity(), exec.tables());
+        self.sched.set_splits(id, exec.can_split());
+        self.sched.set_threads(id, threads as usize);
         self.executors.insert(
             id,
             Exec {
@@ -309,7 +311,14 @@ impl<'s> Driver<'s> {
                 self.sched.heartbeat(id);
                 self.stats.heard(id, self.now);
                 self.sched.set_capacity(id, slots);
+                self.sched.set_threads(id, threads as usize);
                 self.set_threads(id, threads);
+            }
+            ExecutorEvent::Handback(id, h) => {
+                if self.cfg.scheduler.lease_us.is_some() {
+                    self.sched.heartbeat(id);
+                }
+                self.sched.on_handback(id, h);
             }
             ExecutorEvent::Gone(id) => {
                 if let Some(x) = self.executors.remove(&id) {
@@ -401,22 +410,53 @@ impl<'s> Driver<'s> {
 
     /// Carries out the scheduler's actions and drops the executors it forgot.
     fn act(&mut self) {
-        for a in self.sched.take_actions() {
-            match a {
-                Action::Dispatch { to, job } => {
-                    if let Some(e) = self.executors.get(&to) {
-                        let of = self.sched.job_of(job.id).map(|j| (j.0, j.1));
-                        self.stats.dispatched(of, &job, self.now);
-                        e.exec.submit(job);
-                    }
+        let mut actions = self.sched.take_actions();
+        while !actions.is_empty() {
+            // An executor in this process answers a split at once: its pieces are
+            // dispatched in the same step.
+            let mut answered = false;
+            for a in actions {
+                answered |= self.carry_out(a);
+            }
+            actions = match answered {
+                true => self.sched.take_actions(),
+                false => Vec::new(),
+            };
+        }
+        self.forget_expired();
+    }
+
+    /// Carries out one action of the scheduler; true when it answered at once.
+    fn carry_out(&mut self, a: Action) -> bool {
+        match a {
+            Action::Dispatch { to, job } => {
+                if let Some(e) = self.executors.get(&to) {
+                    let of = self.sched.job_of(job.id).map(|j| (j.0, j.1));
+                    self.stats.dispatched(of, &job, self.now);
+                    e.exec.submit(job);
                 }
-                Action::Cancel { on, job } => {
-                    if let Some(e) = self.executors.get(&on) {
-                        e.exec.cancel(job);
-                    }
+            }
+            Action::Cancel { on, job } => {
+                if let Some(e) = self.executors.get(&on) {
+                    e.exec.cancel(job);
+                }
+            }
+            Action::Split { on, job, attempt } => {
+                let answer = self
+                    .executors
+                    .get(&on)
+                    .and_then(|e| e.exec.split(job, attempt));
+                if let Some(h) = answer {
+                    self.sched.on_handback(on, h);
+                    return true;
                 }
             }
         }
+        false
+    }
+
+    /// Drops the executors the scheduler forgot.
+    fn forget_expired(&mut self) {
         // Only a lease expiry (or lost jobs, which count as one) makes the scheduler
         // forget an executor the driver holds.
         if self.sched.executor_count() != self.executors.len() {

@@ -13,6 +13,7 @@ impl Scheduler {
         from: ExecutorId,
         id: JobId,
         kind: &Kind,
+        handed: Option<&Handed>,
         req: RequestId,
         out: &JobOutput,
     ) -> Option<Rejection> {
@@ -60,6 +61,7 @@ impl Scheduler {
                     seq,
                     depth,
                     prefixes,
+                    ..
                 },
                 JobOutput::Subtrees(rs),
             ) => {
@@ -80,6 +82,15 @@ impl Scheduler {
                             return Some(reject(p.line, RejectReason::WrongDepth));
                         }
                         if !s.starts_with(&prefix) {
+                            return Some(reject(p.line, RejectReason::WrongPrefix));
+                        }
+                        // Not in a piece it handed back: another job searches that.
+                        let back = handed.map_or(&[][..], |h| &h.back[..]);
+                        let in_back = |&u: &u32| {
+                            list.and_then(|l| super::cut::unit_moves(l, u))
+                                .is_some_and(|m| s.starts_with(&m))
+                        };
+                        if back.iter().any(in_back) {
                             return Some(reject(p.line, RejectReason::WrongPrefix));
                         }
                         if !solves(&p.position, s) {

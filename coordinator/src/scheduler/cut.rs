@@ -36,6 +36,16 @@ pub fn child_id(id: u32, m: Move) -> Option<u32> {
     (payload <= u64::from(PAYLOAD)).then_some((l << LEVEL_SHIFT) | payload as u32)
 }
 
+/// The prefix unit `id` lies under (its index among the prefixes).
+pub fn prefix_of(id: u32) -> u32 {
+    (id & PAYLOAD) / 18u32.pow(level(id))
+}
+
+/// The unit below `id` by `moves`, one level a move (`None` past [`MAX_LEVEL`]).
+pub fn descendant_id(id: u32, moves: &[Move]) -> Option<u32> {
+    moves.iter().try_fold(id, |u, &m| child_id(u, m))
+}
+
 /// The moves of unit `id`.
 pub fn unit_moves(prefixes: &[Vec<Move>], id: u32) -> Option<Vec<Move>> {
     let l = level(id);
@@ -92,6 +102,8 @@ pub struct Plan {
 pub struct Cut {
     /// Unit ids, one list per job, in rank order.
     pub groups: Vec<Vec<u32>>,
+    /// The nodes each job's units held when last measured (as `counts` gave them).
+    pub nodes: Vec<u64>,
     /// Units cut into their children from this depth on.
     pub newly_split: Vec<u32>,
 }
@@ -137,6 +149,7 @@ pub fn cut_measured(
     let push = |out: &mut Cut, cur: &mut Vec<u32>, acc: &mut u64| {
         if !cur.is_empty() {
             out.groups.push(std::mem::take(cur));
+            out.nodes.push(*acc);
             *acc = 0;
         }
     };

@@ -324,6 +324,13 @@ impl Deep {
         self.depths.entry(depth).or_default();
     }
 
+    /// Job `old` of `depth` is replaced by `new` (`None`: by nothing).
+    pub fn replace_job(&mut self, depth: u8, old: JobId, new: Option<JobId>) {
+        let d = self.depths.entry(depth).or_default();
+        d.open.remove(&old);
+        d.open.extend(new);
+    }
+
     /// Registers a job of `depth`.
     pub fn add_job(&mut self, depth: u8, id: JobId) {
         self.depths.entry(depth).or_default().open.insert(id);
@@ -352,19 +359,28 @@ impl Deep {
             let Some(&i) = prefixes.get(r.prefix as usize) else {
                 continue;
             };
+            // A unit may answer in parts (pieces handed back go to other jobs): the
+            // counts of one depth add up; a deeper depth's replace an older one's.
+            let add = |c: &mut u64, d: &mut u8| {
+                if depth > *d || *c == 0 {
+                    (*c, *d) = (r.nodes, depth);
+                } else if depth == *d {
+                    *c += r.nodes;
+                }
+            };
             if cut::level(i) > 0 {
-                self.child_counts.insert(i, (r.nodes, depth));
-            } else {
-                let i = i as usize;
-                if i >= self.counts.len() {
-                    self.counts.resize(i + 1, 0);
-                }
-                if i >= self.count_depth.len() {
-                    self.count_depth.resize(i + 1, 0);
-                }
-                self.counts[i] = r.nodes;
-                self.count_depth[i] = depth;
+                let e = self.child_counts.entry(i).or_insert((0, 0));
+                add(&mut e.0, &mut e.1);
             }
+            // A piece counts for its prefix too.
+            let top = cut::prefix_of(i) as usize;
+            if top >= self.counts.len() {
+                self.counts.resize(top + 1, 0);
+            }
+            if top >= self.count_depth.len() {
+                self.count_depth.resize(top + 1, 0);
+            }
+            add(&mut self.counts[top], &mut self.count_depth[top]);
             self.nodes += r.nodes;
             state.nodes += r.nodes;
             self.lookups += r.lookups;
@@ -454,14 +470,14 @@ impl Deep {
     /// The units of `depth` (prefixes, or the descendants of split ones: see [`cut`]), in
     /// rank order, cut into about `slots * per_slot` jobs (more when a job would exceed
     /// `job_nodes`, the nodes a job should hold at most). Units found too heavy for a job
-    /// stay split from here on.
+    /// stay split from here on. Each job comes with the nodes it is predicted to hold.
     pub fn groups(
         &mut self,
         depth: u8,
         slots: usize,
         per_slot: usize,
         job_nodes: u64,
-    ) -> Vec<Vec<u32>> {
+    ) -> Vec<(Vec<u32>, f64)> {
         let prefixes = Arc::clone(&self.prefixes.list);
         let n = prefixes.len();
         if n == 0 {
@@ -539,7 +555,9 @@ impl Deep {
             None => cut::cut(&prefixes, &counted, plan),
         };
         self.split.extend(out.newly_split);
-        out.groups
+        (out.groups.into_iter())
+            .zip(out.nodes.into_iter().map(|n| n as f64 * scale))
+            .collect()
     }
 }
 

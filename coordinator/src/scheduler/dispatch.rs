@@ -28,6 +28,9 @@ impl Scheduler {
                 prio,
                 dispatched: 0,
                 listed: 0,
+                asked: false,
+                predicted_us: 0,
+                handed: None,
             },
         );
         self.counters.jobs_created += 1;
@@ -36,6 +39,7 @@ impl Scheduler {
 
     /// Forgets a job everywhere but on its executor (the caller frees or cancels that).
     pub(super) fn remove_job(&mut self, id: JobId) -> Option<JobState> {
+        self.asking.remove(&id);
         let j = self.jobs.remove(&id)?;
         self.queue.remove(&j.table, j.prio, id);
         if let Some(r) = self.requests.get_mut(&j.req) {
@@ -49,6 +53,12 @@ impl Scheduler {
 
     /// Puts a job back in the queue for its next attempt.
     pub(super) fn requeue(&mut self, id: JobId) {
+        self.asking.remove(&id);
+        if self.jobs.get(&id).is_some_and(|j| j.handed.is_some()) {
+            self.counters.requeued += 1;
+            self.remake_handed(id);
+            return;
+        }
         let Some(j) = self.jobs.get_mut(&id) else {
             return;
         };
@@ -103,11 +113,24 @@ impl Scheduler {
                 self.start_early();
             }
         }
-        // Fill executors with room, round-robin in id order, one job each per round.
+        // Fill executors with room, round-robin in id order, one job each per round:
+        // first the threads without a job (a job sent there starts at once), then the
+        // room executors keep for jobs queued ahead.
+        self.fill(true);
+        self.fill(false);
+        self.ask_splits();
+    }
+
+    /// One filling pass over the executors with an idle thread (`idle`) or with room.
+    fn fill(&mut self, idle: bool) {
         let mut cursor = None;
         let mut progressed = false;
         while !self.queue.is_empty() {
-            let Some(exec) = self.executors.next_with_room(cursor) else {
+            let next = match idle {
+                true => self.executors.next_with_idle(cursor),
+                false => self.executors.next_with_room(cursor),
+            };
+            let Some(exec) = next else {
                 if !progressed {
                     break;
                 }
@@ -172,6 +195,7 @@ impl Scheduler {
                 seq,
                 depth,
                 prefixes,
+                pieces,
             } => {
                 let p = req.lines.get(*seq)?;
                 let deep = &p.split.as_ref()?.deep;
@@ -185,6 +209,7 @@ impl Scheduler {
                         .collect(),
                     max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
                     time_limit_ms,
+                    pieces: *pieces,
                 })
             }
         };
@@ -201,6 +226,7 @@ impl Scheduler {
         j.lease = Some(exec);
         j.dispatched = now;
         j.listed = now;
+        j.asked = false;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {
                 if let Some(p) = r.lines.get_mut(seq) {

@@ -21,8 +21,9 @@ impl Scheduler {
             return;
         }
         let current = result.attempt == job.attempt;
+        let answers = job.handed.as_ref().map(|h| h.results);
         let whole = match &result.output {
-            Ok(out) => complete(&job.kind, out, self.requests.get(&job.req)),
+            Ok(out) => complete(&job.kind, answers, out, self.requests.get(&job.req)),
             Err(_) => true,
         };
         if current {
@@ -55,7 +56,9 @@ impl Scheduler {
             return;
         }
         if let Ok(out) = &result.output {
-            if let Some(rejection) = self.check_answer(from, id, &job.kind, job.req, out) {
+            if let Some(rejection) =
+                self.check_answer(from, id, &job.kind, job.handed.as_deref(), job.req, out)
+            {
                 self.counters.rejected_results += 1;
                 self.rejections.push(rejection);
                 self.requeue(id);
@@ -123,6 +126,7 @@ impl Scheduler {
                     seq,
                     depth,
                     prefixes,
+                    ..
                 },
                 JobOutput::Subtrees(results),
             ) => {
@@ -245,15 +249,25 @@ impl Scheduler {
             );
             split.deep.groups(depth, slots, per_slot, cfg.job_nodes)
         };
-        for (g, prefixes) in groups.into_iter().enumerate() {
+        let splits = self.executors.values().any(|e| e.splits);
+        for (g, (prefixes, nodes)) in groups.into_iter().enumerate() {
+            let pieces = match splits {
+                true => split::piece_levels(&prefixes, nodes),
+                false => 0,
+            };
             let kind = Kind::Subtrees {
                 seq: key.seq,
                 depth,
                 prefixes,
+                pieces,
             };
             let Some(id) = self.new_job(key.req, kind, (key.req, key.seq, depth, g as u32)) else {
                 return;
             };
+            let predicted_us = (nodes / self.pace.node_rate() * 1e6) as u64;
+            if let Some(j) = self.jobs.get_mut(&id) {
+                j.predicted_us = predicted_us;
+            }
             if let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) {
                 split.deep.add_job(depth, id);
             }
@@ -371,7 +385,8 @@ fn cancelled(a: &PositionAnswer) -> bool {
 
 /// Whether `out` is a complete answer to a job of `kind`: every position or subtree
 /// answered (or the job's solution count reached), nothing cut short by a cancellation.
-fn complete(kind: &Kind, out: &JobOutput, req: Option<&Request>) -> bool {
+/// `answers`: the units a job that handed back pieces still answers for.
+fn complete(kind: &Kind, answers: Option<usize>, out: &JobOutput, req: Option<&Request>) -> bool {
     match (kind, out) {
         (Kind::Batch { seqs }, JobOutput::Batch(rs)) => {
             let Some(req) = req else { return false };
@@ -385,12 +400,13 @@ fn complete(kind: &Kind, out: &JobOutput, req: Option<&Request>) -> bool {
             if rs.iter().any(|r| r.stop == Stop::Cancelled) {
                 return false;
             }
-            if rs.iter().any(|r| r.prefix as usize >= prefixes.len()) {
+            let answers = answers.unwrap_or(prefixes.len());
+            if rs.iter().any(|r| r.prefix as usize >= answers) {
                 return false;
             }
             let found = rs.iter().any(|r| !r.solutions.is_empty());
             let timed = rs.iter().any(|r| r.stop == Stop::TimeLimit);
-            rs.len() == prefixes.len() || found || timed
+            rs.len() == answers || found || timed
         }
         _ => false,
     }

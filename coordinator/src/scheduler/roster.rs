@@ -21,6 +21,11 @@ pub(crate) struct ExecState {
     pub lease_renewed: u64,
     /// An answer of its failed its check: it gets no more work (its capacity stays 0).
     pub distrusted: bool,
+    /// It hands back a running job's unstarted pieces when asked.
+    pub splits: bool,
+    /// Jobs it runs at once (its capacity less the jobs it queues ahead); 0: as many
+    /// as its capacity.
+    pub threads: usize,
 }
 
 impl ExecState {
@@ -28,10 +33,20 @@ impl ExecState {
         self.capacity.saturating_sub(self.running.len())
     }
 
+    /// Its threads without a job (a job sent now starts at once).
+    fn idle(&self) -> usize {
+        let threads = match self.threads {
+            0 => self.capacity,
+            t => t.min(self.capacity),
+        };
+        threads.saturating_sub(self.running.len())
+    }
+
     fn mark(&self) -> Mark {
         Mark {
             capacity: self.capacity,
             free: self.free(),
+            idle: self.idle(),
             busy: !self.running.is_empty(),
             renewed: self.lease_renewed,
         }
@@ -43,6 +58,7 @@ impl ExecState {
 struct Mark {
     capacity: usize,
     free: usize,
+    idle: usize,
     busy: bool,
     renewed: u64,
 }
@@ -53,6 +69,10 @@ pub(crate) struct Roster {
     executors: BTreeMap<ExecutorId, ExecState>,
     /// Free slots over every executor.
     free_slots: usize,
+    /// Threads without a job over every executor.
+    idle_threads: usize,
+    /// Executors with a thread without a job.
+    with_idle: BTreeSet<ExecutorId>,
     /// Capacity over every executor.
     capacity: usize,
     /// Executors running at least one job.
@@ -112,6 +132,24 @@ impl Roster {
         self.free_slots
     }
 
+    /// Threads without a job (free slots less the room executors keep for jobs queued
+    /// ahead).
+    pub fn idle_threads(&self) -> usize {
+        self.idle_threads
+    }
+
+    /// The first executor with a thread without a job after `after`, in id order.
+    pub fn next_with_idle(&self, after: Option<ExecutorId>) -> Option<ExecutorId> {
+        match after {
+            None => self.with_idle.first().copied(),
+            Some(a) => self
+                .with_idle
+                .range((Bound::Excluded(a), Bound::Unbounded))
+                .next()
+                .copied(),
+        }
+    }
+
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -141,6 +179,16 @@ impl Roster {
     fn reindex(&mut self, id: ExecutorId, b: Mark, a: Mark) {
         // Each sum holds the executor's old share, so neither subtraction underflows.
         self.free_slots = self.free_slots - b.free + a.free;
+        self.idle_threads = self.idle_threads - b.idle + a.idle;
+        match (b.idle > 0, a.idle > 0) {
+            (true, false) => {
+                self.with_idle.remove(&id);
+            }
+            (false, true) => {
+                self.with_idle.insert(id);
+            }
+            _ => {}
+        }
         self.capacity = self.capacity - b.capacity + a.capacity;
         match (b.busy, a.busy) {
             (true, false) => {
@@ -180,6 +228,8 @@ mod tests {
             running: BTreeSet::new(),
             lease_renewed: renewed,
             distrusted: false,
+            splits: false,
+            threads: 0,
         }
     }
 

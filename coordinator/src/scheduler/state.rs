@@ -32,6 +32,9 @@ pub(super) enum Kind {
         seq: u64,
         depth: u8,
         prefixes: Vec<u32>,
+        /// Each unit searched as its pieces, this many moves longer
+        /// ([`proto::pieces`]), so that what is not started can be handed back.
+        pieces: u8,
     },
 }
 
@@ -123,6 +126,25 @@ pub(super) struct JobState {
     /// When its executor last listed it in a heartbeat (or dispatched it), µs: a job
     /// unlisted for a lease is lost.
     pub(super) listed: u64,
+    /// Its executor was asked to hand back this attempt's unstarted pieces.
+    pub(super) asked: bool,
+    /// How long it should run, µs, as its depth was cut (0: unknown).
+    pub(super) predicted_us: u64,
+    /// What it kept when it handed back some of its pieces.
+    pub(super) handed: Option<Box<Handed>>,
+}
+
+/// A subtree job that handed back the pieces it had not started: what it still answers
+/// for.
+#[derive(Debug)]
+pub(super) struct Handed {
+    /// Its results: one for each of its first `results` units (the last maybe in part).
+    pub(super) results: usize,
+    /// The units it still searches: its whole units, then the pieces it kept of the
+    /// unit it was in (a job made again from it searches these).
+    pub(super) kept: Vec<u32>,
+    /// The units and pieces handed back (a solution in one of them is not its to find).
+    pub(super) back: Vec<u32>,
 }
 
 /// The open single-position jobs of one position, without an allocation for the common

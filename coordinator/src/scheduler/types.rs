@@ -114,6 +114,15 @@ pub enum Action {
         /// The job.
         job: Job,
     },
+    /// Ask executor `on` to hand back the pieces of `job` it has not started.
+    Split {
+        /// The executor.
+        on: ExecutorId,
+        /// The job.
+        job: JobId,
+        /// Its attempt there.
+        attempt: u32,
+    },
     /// Stop `job` on executor `on`.
     Cancel {
         /// The executor.
@@ -151,6 +160,12 @@ pub struct Counters {
     pub records: u64,
     /// Search nodes in accepted results.
     pub nodes: u64,
+    /// Running jobs asked to hand back their unstarted pieces.
+    pub splits_asked: u64,
+    /// Jobs that handed back pieces.
+    pub splits: u64,
+    /// Units and pieces handed back (each went into a new job).
+    pub pieces_handed_back: u64,
 }
 
 /// How far a request has come: cheap enough to poll every second.

@@ -109,15 +109,17 @@ fn job() -> impl Strategy<Value = Job> {
         proptest::collection::vec(moves(), 0..6),
         proptest::option::of(any::<u32>()),
         proptest::option::of(any::<u64>()),
+        0..=crate::pieces::MAX_PIECE_LEVELS,
     )
         .prop_map(
-            |(position, depth, prefixes, max_solutions, time_limit_ms)| {
+            |(position, depth, prefixes, max_solutions, time_limit_ms, pieces)| {
                 Work::Subtrees(SubtreeWork {
                     position,
                     depth,
                     prefixes,
                     max_solutions,
                     time_limit_ms,
+                    pieces,
                 })
             },
         );
@@ -423,6 +425,43 @@ fn bad_messages_are_typed_errors() {
         SettingsError::try_from(long),
         Err(DecodeError::OutOfRange { value: 300, .. })
     ));
+}
+
+#[test]
+fn a_subtree_job_of_too_many_piece_levels_is_refused() {
+    let job = |pieces| w::Job {
+        id: 1,
+        attempt: 1,
+        table: "h48h0k4".into(),
+        work: Some(w::job::Work::Subtrees(w::SubtreeWork {
+            position: position_bytes(&Position::SOLVED),
+            depth: 12,
+            pieces,
+            ..Default::default()
+        })),
+    };
+    assert!(Job::try_from(job(2)).is_ok());
+    assert_eq!(
+        Job::try_from(job(3)),
+        Err(DecodeError::OutOfRange {
+            field: "job.subtrees.pieces",
+            value: 3,
+            max: 2
+        })
+    );
+    assert!(Job::try_from(job(u32::MAX)).is_err());
+}
+
+#[test]
+fn a_handback_crosses_the_wire() {
+    for kept in [None, Some(0), Some(7), Some(u32::MAX)] {
+        let h = crate::Handback {
+            job: JobId(9),
+            attempt: 2,
+            kept,
+        };
+        assert_eq!(crate::Handback::from(w::Handback::from(&h)), h);
+    }
 }
 
 #[test]

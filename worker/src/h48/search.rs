@@ -242,9 +242,16 @@ pub fn search<L: Lookup>(
 ) -> Found {
     let mut task = Some((0, prefix, max_solutions));
     let mut out = None;
-    search_lanes(p, cube, depth, 1, stop, &mut || task.take(), &mut |_, f| {
-        out = Some(f)
-    });
+    search_lanes(
+        p,
+        cube,
+        depth,
+        1,
+        stop,
+        &mut || task.take(),
+        &mut |_| true,
+        &mut |_, f| out = Some(f),
+    );
     out.unwrap_or(Found {
         solutions: Vec::new(),
         nodes: 0,
@@ -256,12 +263,16 @@ pub fn search<L: Lookup>(
 
 /// Runs the tasks that `next` hands out — `(id, prefix, max_solutions)`, each one call of
 /// [`search`] at `depth` — with up to `lanes` of them interleaved on this thread, and
-/// gives each result to `done` with its id as soon as that task is finished.
+/// gives each result to `done` with its id as soon as that task is finished. A task is
+/// taken some way ahead of its start (its entries prefetched); `admit` is asked as it
+/// starts, in the order taken, and once it says no that task and every later one is
+/// dropped (handed back: see [`crate::runner`]).
 ///
 /// Interleaving hides memory latency: after a lane expands a node (generating the
 /// children and prefetching their table entries) the thread switches to the next lane,
 /// and by the time it comes back the entries have arrived. Each lane searches in exactly
 /// the order [`search`] would; only the tasks' results arrive in a different order.
+#[allow(clippy::too_many_arguments)]
 pub fn search_lanes<'t, L: Lookup>(
     p: &Pruner<L>,
     cube: &Cube,
@@ -269,6 +280,7 @@ pub fn search_lanes<'t, L: Lookup>(
     lanes: usize,
     stop: &StopToken,
     next: &mut dyn FnMut() -> Option<(usize, &'t [Move], usize)>,
+    admit: &mut dyn FnMut(usize) -> bool,
     done: &mut dyn FnMut(usize, Found),
 ) {
     let lanes = lanes.max(1);
@@ -314,6 +326,11 @@ pub fn search_lanes<'t, L: Lookup>(
                 max_solutions,
                 root,
             } = task;
+            if !admit(id) {
+                // Handed back before it started: so is every task after it.
+                (source, more) = (false, false);
+                break;
+            }
             if pool.len() == running {
                 pool.push(Lane::new(cube, stop));
             }

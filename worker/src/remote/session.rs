@@ -262,6 +262,7 @@ pub async fn serve(
         tables: prepared.tables.hello_tables(),
         version: proto::VERSION.to_string(),
         protocol: proto::PROTOCOL,
+        splits: true,
     };
     let link = Link {
         options,

@@ -15,6 +15,10 @@ pub(super) enum Ev {
     Result(ExecutorId, JobResult),
     /// A cancellation reaches its executor.
     Cancel(ExecutorId, u64),
+    /// A request to split a job (id, attempt) reaches its executor.
+    Split(ExecutorId, u64, u32),
+    /// A split's answer reaches the coordinator.
+    Handback(ExecutorId, proto::Handback),
     /// An executor sends its heartbeat.
     Beat(ExecutorId),
     /// A heartbeat (the jobs its executor held when it sent it) reaches the coordinator.

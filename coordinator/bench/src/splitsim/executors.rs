@@ -25,7 +25,14 @@ pub(super) enum Order {
     Submit(Job),
     /// Stop this job.
     Cancel(JobId),
+    /// Hand back what this attempt of this job has not started.
+    Split(JobId, u32),
 }
+
+/// Pieces a worker has started beyond the one this model's sequential run is in when it
+/// is asked to split: its other lanes' (`runner::LANES`, 3, interleaved on the thread;
+/// the tasks it took ahead of their start are handed back too).
+const TAKEN_AHEAD: usize = 2;
 
 /// The driver's handle on a simulated executor.
 pub(super) struct Handle<'a> {
@@ -55,6 +62,15 @@ impl Executor for Handle<'_> {
     fn cancel(&self, job: JobId) {
         self.outbox.borrow_mut().push((self.id, Order::Cancel(job)));
     }
+    fn can_split(&self) -> bool {
+        true
+    }
+    fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
+        self.outbox
+            .borrow_mut()
+            .push((self.id, Order::Split(job, attempt)));
+        None
+    }
     fn name(&self) -> String {
         format!("simulated {}", self.id.0)
     }
@@ -68,6 +84,8 @@ struct Running {
     attempt: u32,
     /// What it does.
     run: JobRun,
+    /// When it ends, µs (a split moves it earlier).
+    end: u64,
 }
 
 /// One executor's jobs.
@@ -77,6 +95,8 @@ struct Exec {
     running: HashMap<u64, Running>,
     /// Arrived, waiting for a thread (in arrival order).
     waiting: VecDeque<Job>,
+    /// Waiting jobs (id, attempt) asked to split before they started: they start none.
+    handed: Vec<(u64, u32)>,
 }
 
 /// Every simulated executor's threads and the jobs they hold.
@@ -133,7 +153,13 @@ impl Slots {
         id: u64,
         now: u64,
     ) -> Option<(SimJob, JobResult, bool)> {
-        let r = self.execs.get_mut(&e)?.running.remove(&id)?;
+        let x = self.execs.get_mut(&e)?;
+        if x.running.get(&id)?.end != now {
+            // Its end moved earlier when it handed back pieces: that Finish was it.
+            return None;
+        }
+        let r = x.running.remove(&id)?;
+        let (output, solves) = r.run.output();
         let job = SimJob {
             id,
             depth: r.run.depth,
@@ -147,9 +173,9 @@ impl Slots {
             id: JobId(id),
             attempt: r.attempt,
             micros: now - r.start,
-            output: Ok(r.run.output),
+            output: Ok(output),
         };
-        Some((job, result, r.run.solves))
+        Some((job, result, solves))
     }
 
     /// A cancellation of job `id` reached executor `e` at `now`: a waiting job is dropped,
@@ -183,18 +209,74 @@ impl Slots {
                 let Some(job) = x.waiting.pop_front() else {
                     break;
                 };
-                let run = recorded.run(&job)?;
+                let mut run = recorded.run(&job)?;
+                if let Some(i) = (x.handed.iter()).position(|&h| h == (job.id.0, job.attempt)) {
+                    x.handed.swap_remove(i);
+                    run.keep(0);
+                }
                 let end = now + ((run.nodes as f64) * 1e6 / self.rate).ceil() as u64;
                 started.push((e, job.id.0, end));
                 let r = Running {
                     start: now,
                     attempt: job.attempt,
                     run,
+                    end,
                 };
                 x.running.insert(job.id.0, r);
             }
         }
         Ok(started)
+    }
+
+    /// A request to split attempt `attempt` of job `id` reached executor `e` at `now`:
+    /// its answer, and the job's new end when it moved.
+    pub fn split(
+        &mut self,
+        e: ExecutorId,
+        id: u64,
+        attempt: u32,
+        now: u64,
+    ) -> (proto::Handback, Option<u64>) {
+        let mut h = proto::Handback {
+            job: proto::JobId(id),
+            attempt,
+            kept: None,
+        };
+        let Some(x) = self.execs.get_mut(&e) else {
+            return (h, None);
+        };
+        if x.waiting
+            .iter()
+            .any(|j| j.id.0 == id && j.attempt == attempt)
+        {
+            x.handed.push((id, attempt));
+            h.kept = Some(0);
+            return (h, None);
+        }
+        let Some(r) = x.running.get_mut(&id).filter(|r| r.attempt == attempt) else {
+            return (h, None);
+        };
+        if r.run.batch.is_some() {
+            return (h, None);
+        }
+        // The piece its search is in, and those it took ahead.
+        let done = ((now - r.start) as f64 * self.rate / 1e6) as u64;
+        let mut k = 0;
+        let mut acc = 0u64;
+        while k < r.run.pieces.len() && acc + r.run.pieces[k].nodes <= done {
+            acc += r.run.pieces[k].nodes;
+            k += 1;
+        }
+        let kept = (k + 1 + TAKEN_AHEAD).min(r.run.pieces.len());
+        h.kept = Some(kept as u32);
+        let before = r.run.runs;
+        r.run.keep(kept);
+        if r.run.runs == before {
+            return (h, None);
+        }
+        let end = r.start + ((r.run.nodes as f64) * 1e6 / self.rate).ceil() as u64;
+        r.end = end.max(now);
+        (h, Some(r.end))
     }
 
     /// What executor `e` holds at `now`, as its heartbeat lists it.

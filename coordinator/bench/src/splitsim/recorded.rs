@@ -39,17 +39,80 @@ impl Level {
     }
 }
 
-/// What one job did on its slot: its cost and what it reports when it ends.
+/// What one job does on its slot: its cost and what it reports when it ends.
 #[derive(Clone, Debug)]
 pub(super) struct JobRun {
     /// Its depth (0: the shallow job).
     pub depth: u8,
-    /// Nodes it searches before it ends.
+    /// Nodes it searches before it ends (its first `runs` pieces).
     pub nodes: u64,
-    /// Its output.
-    pub output: JobOutput,
-    /// Whether it holds one of the optimal depth's solutions.
-    pub solves: bool,
+    /// A shallow job's output (a subtree job's is made from its pieces).
+    pub batch: Option<JobOutput>,
+    /// A subtree job's pieces in the order it starts them (see [`proto::pieces`]).
+    pub pieces: Vec<Piece>,
+    /// The pieces it searches: all, or up to the one that brings its solutions up to
+    /// what it asks for, or those it kept when it handed back the rest.
+    pub runs: usize,
+    /// Solutions it asks for at most.
+    pub want: usize,
+}
+
+/// One piece of a subtree job.
+#[derive(Clone, Debug)]
+pub(super) struct Piece {
+    /// Its prefix's index in the job.
+    pub owner: u32,
+    /// Its nodes.
+    pub nodes: u64,
+    /// The optimal depth's solutions in it.
+    pub solutions: Vec<Vec<Move>>,
+}
+
+impl JobRun {
+    /// Keeps only the first `kept` pieces (the rest were handed back).
+    pub fn keep(&mut self, kept: usize) {
+        if kept < self.runs {
+            self.runs = kept;
+            self.nodes = self.pieces[..kept].iter().map(|p| p.nodes).sum();
+        }
+    }
+
+    /// What it reports, and whether it holds an optimal solution.
+    pub fn output(&self) -> (JobOutput, bool) {
+        if let Some(out) = &self.batch {
+            return (out.clone(), false);
+        }
+        let mut found = 0usize;
+        let mut out: Vec<SubtreeResult> = Vec::new();
+        for p in &self.pieces[..self.runs] {
+            let mut sols = p.solutions.clone();
+            let room = self.want - found;
+            let stop = if sols.len() > room {
+                sols.truncate(room);
+                Stop::Completed
+            } else {
+                Stop::Exhausted
+            };
+            found += sols.len();
+            match out.last_mut() {
+                Some(r) if r.prefix == p.owner => {
+                    r.nodes += p.nodes;
+                    r.solutions.extend(sols);
+                    if stop == Stop::Completed {
+                        r.stop = stop;
+                    }
+                }
+                _ => out.push(SubtreeResult {
+                    prefix: p.owner,
+                    solutions: sols,
+                    nodes: p.nodes,
+                    lookups: 0,
+                    stop,
+                }),
+            }
+        }
+        (JobOutput::Subtrees(out), found > 0)
+    }
 }
 
 /// The trace as job costs and outputs.
@@ -92,7 +155,10 @@ impl<'t> Recorded<'t> {
                 return Ok(JobRun {
                     depth: 0,
                     nodes: h.shallow_nodes,
-                    output: JobOutput::Batch(vec![Ok(PositionResult {
+                    pieces: Vec::new(),
+                    runs: 0,
+                    want: 0,
+                    batch: Some(JobOutput::Batch(vec![Ok(PositionResult {
                         line: items.first().map_or(1, |i| i.line),
                         solutions: Vec::new(),
                         optimal: false,
@@ -102,50 +168,77 @@ impl<'t> Recorded<'t> {
                         lookups: 0,
                         micros: 0,
                         stop: Stop::Exhausted,
-                    })]),
-                    solves: false,
+                    })])),
                 });
             }
             Work::Subtrees(w) => w,
         };
         let want = w.max_solutions.map_or(usize::MAX, |n| n as usize);
-        let mut found = 0usize;
-        let mut nodes = 0u64;
-        let mut output = Vec::new();
+        let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+        let mut pieces = Vec::new();
+        let mut moves = Vec::new();
+        let mut weights = Vec::new();
         for (i, p) in w.prefixes.iter().enumerate() {
+            let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+            moves.clear();
+            proto::pieces::for_each_piece(p, l, &mut |q| moves.push(q.to_vec()));
+            // The unit's own count is what the replay of it whole costs; its pieces
+            // share it as their own counts do (finer counts only say how it is spread:
+            // at an optimal depth recorded in part, a level's extrapolation of the
+            // subtrees not searched differs from another's).
+            let unit = self.cost(w.depth, p)?;
+            weights.clear();
+            for q in &moves {
+                weights.push(self.cost(w.depth, q)?);
+            }
+            let total: u128 = weights.iter().map(|&x| u128::from(x)).sum();
+            let mut cum = 0u128;
+            let mut given = 0u64;
+            for (q, &wq) in moves.iter().zip(&weights) {
+                cum += match total {
+                    0 => 1,
+                    _ => u128::from(wq),
+                };
+                let denom = if total == 0 {
+                    moves.len() as u128
+                } else {
+                    total
+                };
+                let upto = (u128::from(unit) * cum / denom.max(1)) as u64;
+                let share = upto - given;
+                given = upto;
+                let sols: Vec<Vec<Move>> = match w.depth == self.optimal {
+                    true => (self.solutions.iter())
+                        .filter(|s| s.starts_with(q))
+                        .cloned()
+                        .collect(),
+                    false => Vec::new(),
+                };
+                pieces.push(Piece {
+                    owner: i as u32,
+                    nodes: share,
+                    solutions: sols,
+                });
+            }
+        }
+        // Pieces run in order until the job holds what it asks for.
+        let mut found = 0usize;
+        let mut runs = pieces.len();
+        for (k, p) in pieces.iter().enumerate() {
+            found += p.solutions.len();
             if found >= want {
+                runs = k + 1;
                 break;
             }
-            let cost = self.cost(w.depth, p)?;
-            let mut sols: Vec<Vec<Move>> = match w.depth == self.optimal {
-                true => (self.solutions.iter())
-                    .filter(|s| s.starts_with(p))
-                    .cloned()
-                    .collect(),
-                false => Vec::new(),
-            };
-            let room = want - found;
-            let stop = if sols.len() > room {
-                sols.truncate(room);
-                Stop::Completed
-            } else {
-                Stop::Exhausted
-            };
-            found += sols.len();
-            nodes += cost;
-            output.push(SubtreeResult {
-                prefix: i as u32,
-                solutions: sols,
-                nodes: cost,
-                lookups: 0,
-                stop,
-            });
         }
+        let nodes = pieces[..runs].iter().map(|p| p.nodes).sum();
         Ok(JobRun {
             depth: w.depth,
             nodes,
-            solves: w.depth == self.optimal && found > 0,
-            output: JobOutput::Subtrees(output),
+            batch: None,
+            pieces,
+            runs,
+            want,
         })
     }
 

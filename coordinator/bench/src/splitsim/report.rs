@@ -59,6 +59,8 @@ pub(super) struct Log {
     pub idle: Idle,
     /// When a job of the optimal depth holding a solution first ended on its slot (µs).
     pub first_solution: Option<u64>,
+    /// Jobs that answered a request to split while they held it.
+    pub splits: u64,
 }
 
 /// What a replay gave.
@@ -89,6 +91,9 @@ pub struct SplitReport {
     pub jobs: Vec<SimJob>,
     /// The solutions of the record.
     pub solutions: Vec<Vec<Move>>,
+    /// Running jobs that answered a request to split (handing back what they had not
+    /// started).
+    pub splits: u64,
 }
 
 impl SplitReport {
@@ -106,6 +111,7 @@ impl SplitReport {
             mut jobs,
             idle,
             first_solution,
+            splits,
         } = log;
         jobs.sort_by_key(|j| (j.start_us, j.id));
         let mut r = SplitReport {
@@ -121,6 +127,7 @@ impl SplitReport {
             idle,
             jobs: Vec::new(),
             solutions,
+            splits,
         };
         // The last end of each depth's jobs, and of every depth shallower than each.
         let mut depth_end = std::collections::BTreeMap::<u8, u64>::new();
@@ -191,13 +198,14 @@ impl std::fmt::Display for SplitReport {
         writeln!(
             f,
             "idle: start {:.1}%, waiting for a depth {:.1}%, tail {:.1}%, dispatch {:.1}% \
-             of {:.1} slot-seconds; {} jobs run",
+             of {:.1} slot-seconds; {} jobs run, {} split",
             pct(self.idle.start),
             pct(self.idle.depth),
             pct(self.idle.tail),
             pct(self.idle.dispatch),
             slot_s,
-            self.jobs.len()
+            self.jobs.len(),
+            self.splits
         )?;
         write!(
             f,

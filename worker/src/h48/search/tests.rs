@@ -72,6 +72,7 @@ fn merged_prefetch_bursts_change_nothing_but_timing() {
             3,
             &stop,
             &mut || next.next().map(|(i, q)| (i, &q[..], usize::MAX)),
+            &mut |_| true,
             &mut |i, f| out[i] = Some(f),
         );
         out.into_iter()
@@ -125,6 +126,7 @@ fn tasks_taken_ahead_are_each_answered_as_alone() {
             3,
             &stop,
             &mut || next.next().map(|(i, q)| (i, &q[..], usize::MAX)),
+            &mut |_| true,
             &mut |i, f| assert!(out[i].replace(f).is_none(), "task {i} twice"),
         );
         let mut found = 0;

@@ -147,6 +147,27 @@ impl Conn<'_> {
                 }
                 Step::Go
             }
+            Some(Msg::Split(sj)) => {
+                let (job, attempt) = (JobId(sj.job), sj.attempt);
+                let kept = self.executor.split(job, attempt);
+                tracing::debug!(
+                    job = sj.job,
+                    attempt,
+                    ?kept,
+                    "split asked: unstarted pieces handed back"
+                );
+                let h = proto::Handback { job, attempt, kept };
+                if self
+                    .send(worker_message::Msg::Handback(wire::Handback::from(&h)))
+                    .await
+                {
+                    Step::Go
+                } else {
+                    Step::End(
+                        self.lost("the stream closed while handing back a job's pieces".into()),
+                    )
+                }
+            }
             Some(Msg::Drain(_)) => {
                 tracing::info!("the coordinator asks this worker to drain");
                 self.start_drain(false).await

@@ -1,0 +1,157 @@
+//! A subtree job's pieces: each of its prefixes searched as its canonical extensions by a
+//! few front moves, one search each, so that what the job has not started is a list the
+//! worker can hand back ([`Handback`]) while it finishes what it has.
+//!
+//! Both ends enumerate the same pieces in the same order ([`for_each_piece`]): the
+//! job's prefixes in their order, each one's extensions in move order (depth first). A
+//! worker asked to hand back answers with the number of pieces it has started, and the
+//! coordinator takes every piece from there on. The H48 search grows its path on either
+//! side of the cube (front moves and the inverse's), so the unstarted part of a running
+//! search is not a set of prefixes; its pieces, each a whole search, are.
+
+use crate::job::JobId;
+use tables::{canonical, Move};
+
+/// Most moves a job's pieces add to its prefixes (15 to 18 pieces a move: up to 324).
+pub const MAX_PIECE_LEVELS: u8 = 2;
+
+/// The moves a prefix of `prefix_len` moves is extended by for its pieces at `depth`,
+/// when the job asks for `asked`: at most [`MAX_PIECE_LEVELS`], and short of the depth
+/// by at least one move (a piece as long as the depth is a leaf, not a search).
+pub fn levels_for(prefix_len: usize, depth: u8, asked: u8) -> u8 {
+    let room = usize::from(depth).saturating_sub(prefix_len + 1);
+    asked
+        .min(MAX_PIECE_LEVELS)
+        .min(u8::try_from(room).unwrap_or(u8::MAX))
+}
+
+/// Calls `f` with each piece of `prefix` (its canonical extensions by `levels` moves, in
+/// move order), reusing one buffer.
+pub fn for_each_piece(prefix: &[Move], levels: u8, f: &mut dyn FnMut(&[Move])) {
+    let mut buf = prefix.to_vec();
+    extend(&mut buf, levels, f);
+}
+
+fn extend(buf: &mut Vec<Move>, levels: u8, f: &mut dyn FnMut(&[Move])) {
+    if levels == 0 {
+        f(buf);
+        return;
+    }
+    let mask = canonical::allowed_after(buf.last().copied());
+    for m in Move::ALL {
+        if mask & (1 << m.index()) != 0 {
+            buf.push(m);
+            extend(buf, levels - 1, f);
+            buf.pop();
+        }
+    }
+}
+
+/// Most pieces one job is searched as: a job whose prefixes would make more is searched
+/// with fewer levels ([`job_levels`]), so that a worker holds its list in a few MB.
+pub const MAX_JOB_PIECES: usize = 1 << 16;
+
+/// The levels a job of `prefixes` at `depth` asking for `asked` is searched with: the
+/// most, up to `asked`, whose pieces number at most [`MAX_JOB_PIECES`]. Both ends use
+/// this to enumerate the same pieces.
+pub fn job_levels(prefixes: &[Vec<Move>], depth: u8, asked: u8) -> u8 {
+    let mut levels = asked.min(MAX_PIECE_LEVELS);
+    while levels > 0 && total(prefixes, depth, levels) > MAX_JOB_PIECES {
+        levels -= 1;
+    }
+    levels
+}
+
+/// The pieces of a job of `prefixes` at `depth` searched with `levels`.
+pub fn total(prefixes: &[Vec<Move>], depth: u8, levels: u8) -> usize {
+    let mut n = 0usize;
+    for p in prefixes {
+        n = n.saturating_add(count(p, levels_for(p.len(), depth, levels)));
+        if n > MAX_JOB_PIECES {
+            return n;
+        }
+    }
+    n
+}
+
+/// How many pieces `prefix` has at `levels`.
+pub fn count(prefix: &[Move], levels: u8) -> usize {
+    match levels {
+        0 => 1,
+        _ => {
+            let mask = canonical::allowed_after(prefix.last().copied());
+            let mut n = 0;
+            let mut buf = prefix.to_vec();
+            for m in Move::ALL {
+                if mask & (1 << m.index()) != 0 {
+                    buf.push(m);
+                    n += count(&buf, levels - 1);
+                    buf.pop();
+                }
+            }
+            n
+        }
+    }
+}
+
+/// A worker's answer to a request to hand back the unstarted part of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handback {
+    /// The job.
+    pub job: JobId,
+    /// The attempt asked about.
+    pub attempt: u32,
+    /// `Some(k)`: the job keeps its first `k` pieces (those started), every piece from
+    /// `k` on is handed back and will not be searched here (`k` at or past the job's
+    /// pieces: nothing was). `None`: the job does not run here (it ended, and its result
+    /// is on its way, or it never came).
+    pub kept: Option<u32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_the_canonical_extensions_in_move_order() {
+        let prefix = [Move::ALL[0], Move::ALL[3]]; // U R
+        for levels in 0..=2u8 {
+            let mut got = Vec::new();
+            for_each_piece(&prefix, levels, &mut |p| got.push(p.to_vec()));
+            let want: Vec<Vec<Move>> = canonical::sequences(2 + levels as usize)
+                .into_iter()
+                .filter(|s| s.starts_with(&prefix))
+                .collect();
+            let mut sorted = want.clone();
+            sorted.sort_by_key(|s| s.iter().map(|m| m.index()).collect::<Vec<_>>());
+            assert_eq!(got, sorted, "levels {levels}");
+            assert_eq!(count(&prefix, levels), want.len());
+        }
+        // After R: 15 moves (all but R's three); after U R, U is allowed again.
+        assert_eq!(count(&prefix, 1), 15);
+    }
+
+    #[test]
+    fn a_job_of_too_many_pieces_is_searched_with_fewer_levels() {
+        let four = canonical::sequences(4);
+        assert_eq!(job_levels(&four[..10], 18, 2), 2);
+        // 43,254 prefixes: 15 pieces each is too many already.
+        assert_eq!(job_levels(&four, 18, 2), 0);
+        let some = &four[..600];
+        assert!(total(some, 18, 2) > MAX_JOB_PIECES);
+        assert_eq!(job_levels(some, 18, 2), 1);
+        assert_eq!(
+            total(some, 18, 1),
+            some.iter().map(|p| count(p, 1)).sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn levels_stop_short_of_the_depth_and_at_the_bound() {
+        assert_eq!(levels_for(4, 18, 2), 2);
+        assert_eq!(levels_for(4, 18, 200), MAX_PIECE_LEVELS);
+        assert_eq!(levels_for(4, 6, 2), 1);
+        assert_eq!(levels_for(4, 5, 2), 0);
+        assert_eq!(levels_for(7, 5, 2), 0);
+    }
+}
