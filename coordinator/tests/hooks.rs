@@ -431,3 +431,105 @@ fn a_job_left_out_of_its_executors_heartbeats_for_a_lease_is_lost() {
     assert_eq!(s.counters().lost_jobs, 1);
     assert_eq!(s.job_counts(), (0, 1), "back in the queue");
 }
+
+/// Runs `req` to its end on executors that hand back half of each job asked to split;
+/// the first job that handed back something loses its executor before it answers (its
+/// jobs go back to the queue, and that one is made again from what it kept). Returns the
+/// records, the jobs that handed back, and every job sent.
+fn run_splitting(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, u64, Vec<Job>) {
+    let prefixes = prefixes();
+    let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
+    let mut kept: std::collections::BTreeMap<(proto::JobId, u32), u32> = Default::default();
+    let (mut records, mut sent, mut handed) = (Vec::new(), Vec::new(), 0u64);
+    let mut killed = false;
+    for step in 0..100_000u64 {
+        // A millisecond a step: jobs grow old enough to be asked to split.
+        s.tick(step * 1_000);
+        for a in s.take_actions() {
+            match a {
+                Action::Dispatch { to, job } => {
+                    sent.push(job.clone());
+                    running.push_back((to, job));
+                }
+                Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+                Action::Split { on, job, attempt } => {
+                    let held = running
+                        .iter()
+                        .find(|(e, j)| *e == on && j.id == job && j.attempt == attempt);
+                    let k = held.map(|(_, j)| (fake::pieces_of(j) / 2) as u32);
+                    if let Some(k) = k {
+                        kept.insert((job, attempt), k);
+                        handed += u64::from(k > 0);
+                    }
+                    s.on_handback(
+                        on,
+                        proto::Handback {
+                            job,
+                            attempt,
+                            kept: k,
+                        },
+                    );
+                }
+            }
+        }
+        records.extend(s.take_records(req));
+        if s.is_done(req) {
+            return (records, handed, sent);
+        }
+        let (to, job) = running.pop_front().expect("a job to answer");
+        let k = kept.get(&(job.id, job.attempt));
+        if !killed && k.is_some_and(|&k| k > 0) {
+            // Its executor dies with it: back to the queue, made again from what it kept.
+            killed = true;
+            running.retain(|(e, _)| *e != to);
+            s.remove_executor(to);
+            s.add_executor(to, 2, vec![TABLE.into()]);
+            s.set_splits(to, true);
+            continue;
+        }
+        s.on_result(
+            to,
+            result(&job, Ok(fake::kept_answer(&job, k, false, &prefixes))),
+        );
+    }
+    panic!("did not finish");
+}
+
+/// Executors that hand back part of their jobs when idle slots ask, one of them dying
+/// after it did: the records are those of a run without splits (the first solution and
+/// every solution), and what was handed back is searched once (no solution twice, none
+/// lost).
+#[test]
+fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
+    let p = position_with(14, 12);
+    for max_solutions in [Some(1), None] {
+        let settings = Settings {
+            max_solutions,
+            ..Settings::default()
+        };
+        let (plain, _) = solve(settings.clone(), p, None);
+        let mut s = Scheduler::new(Config {
+            jobs_per_slot: 1,
+            ..cfg()
+        });
+        for (e, threads) in [(E1, 2), (E2, 1)] {
+            s.add_executor(e, threads, vec![TABLE.into()]);
+            s.set_splits(e, true);
+        }
+        let req = s.open_request(settings, TABLE.into());
+        s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
+        s.end_input(req);
+        let (records, handed, _) = run_splitting(&mut s, req);
+        assert!(handed > 0, "no job handed back anything");
+        assert!(
+            s.counters().requeued > 0,
+            "the dead executor's jobs went back"
+        );
+        assert_eq!(records.len(), 1);
+        let (a, b) = (solved(&records[0]), solved(&plain));
+        assert_eq!(
+            (&a.solutions, a.optimal, a.depth_exhausted, a.stop),
+            (&b.solutions, b.optimal, b.depth_exhausted, b.stop)
+        );
+    }
+}

@@ -29,8 +29,8 @@ use coordinator::driver::{
 };
 use coordinator::input::InputLine;
 use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, LiveJob, Scheduler};
-use fake::{answer, poisoned, result, truth, wrong, PREFIX_LEN, TABLE};
-use proto::{Job, JobId, JobOutput, JobResult, Method, Record, RecordError, Settings, Solved};
+use fake::{answer, kept_answer, pieces_of, poisoned, result, truth, wrong, PREFIX_LEN, TABLE};
+use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -725,49 +725,6 @@ fn rejoin_expired(
     told.len() as u64
 }
 
-/// The answer of a job that kept its first `kept` pieces (all: `None`): only its
-/// prefixes with a piece kept, and only the solutions in those pieces.
-fn kept_answer(j: &Job, kept: Option<&u32>, all_mode: bool, prefixes: &[Vec<Move>]) -> JobOutput {
-    let out = answer(j, all_mode, prefixes);
-    let (Some(&k), proto::Work::Subtrees(w), JobOutput::Subtrees(rs)) = (kept, &j.work, &out)
-    else {
-        return out;
-    };
-    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
-    let mut at = 0u32;
-    let kept_pieces: Vec<Vec<Vec<Move>>> = (w.prefixes.iter())
-        .map(|p| {
-            let l = proto::pieces::levels_for(p.len(), w.depth, levels);
-            let mut mine = Vec::new();
-            proto::pieces::for_each_piece(p, l, &mut |q| {
-                if at < k {
-                    mine.push(q.to_vec());
-                }
-                at += 1;
-            });
-            mine
-        })
-        .collect();
-    let rs = (rs.iter())
-        .filter(|r| {
-            kept_pieces
-                .get(r.prefix as usize)
-                .is_some_and(|m| !m.is_empty())
-        })
-        .map(|r| {
-            let mine = &kept_pieces[r.prefix as usize];
-            let mut r = r.clone();
-            r.solutions
-                .retain(|s| mine.iter().any(|q| s.starts_with(q)));
-            if r.solutions.is_empty() {
-                r.stop = proto::Stop::Exhausted;
-            }
-            r
-        })
-        .collect();
-    JobOutput::Subtrees(rs)
-}
-
 /// The fake executors answer the splits asked of them: a live one holding the job keeps
 /// a random number of its pieces (all, none, or some) and hands back the rest; one that
 /// no longer holds it says so; a stalled, hung, rogue or dead one says nothing.
@@ -791,13 +748,7 @@ fn answer_splits(
             .iter()
             .find(|j| j.id == job && j.attempt == attempt);
         let kept = held.map(|j| {
-            let total = match &j.work {
-                proto::Work::Subtrees(w) => {
-                    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
-                    proto::pieces::total(&w.prefixes, w.depth, levels)
-                }
-                proto::Work::Batch { .. } => 0,
-            } as u64;
+            let total = pieces_of(j) as u64;
             // Mostly it has started everything by the time it is asked (nothing to hand
             // back); else it keeps a random share: none, some, all.
             *e.kept

@@ -277,3 +277,61 @@ pub fn wrong(job: &Job) -> JobOutput {
         ),
     }
 }
+
+/// The answer of a job that kept its first `kept` pieces (all: `None`): only its
+/// prefixes with a piece kept, and only the solutions in those pieces.
+pub fn kept_answer(
+    j: &Job,
+    kept: Option<&u32>,
+    all_mode: bool,
+    prefixes: &[Vec<Move>],
+) -> JobOutput {
+    let out = answer(j, all_mode, prefixes);
+    let (Some(&k), Work::Subtrees(w), JobOutput::Subtrees(rs)) = (kept, &j.work, &out) else {
+        return out;
+    };
+    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+    let mut at = 0u32;
+    let kept_pieces: Vec<Vec<Vec<Move>>> = (w.prefixes.iter())
+        .map(|p| {
+            let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+            let mut mine = Vec::new();
+            proto::pieces::for_each_piece(p, l, &mut |q| {
+                if at < k {
+                    mine.push(q.to_vec());
+                }
+                at += 1;
+            });
+            mine
+        })
+        .collect();
+    let rs = (rs.iter())
+        .filter(|r| {
+            kept_pieces
+                .get(r.prefix as usize)
+                .is_some_and(|m| !m.is_empty())
+        })
+        .map(|r| {
+            let mine = &kept_pieces[r.prefix as usize];
+            let mut r = r.clone();
+            r.solutions
+                .retain(|s| mine.iter().any(|q| s.starts_with(q)));
+            if r.solutions.is_empty() {
+                r.stop = proto::Stop::Exhausted;
+            }
+            r
+        })
+        .collect();
+    JobOutput::Subtrees(rs)
+}
+
+/// How many pieces a job is searched as (0 for a batch job).
+pub fn pieces_of(j: &Job) -> usize {
+    match &j.work {
+        Work::Subtrees(w) => {
+            let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+            proto::pieces::total(&w.prefixes, w.depth, levels)
+        }
+        Work::Batch { .. } => 0,
+    }
+}
