@@ -537,6 +537,8 @@ struct Pending {
     attempt: u32,
     /// Its pieces started, for a request to split it (`None`: a batch job, not split).
     cursor: Option<Arc<PieceCursor>>,
+    /// Its pieces (a subtree job's).
+    pieces: usize,
 }
 
 /// The jobs submitted and not finished, by id: one entry per submission (a job sent again
@@ -666,6 +668,13 @@ impl JobRunner {
                 nodes: Arc::clone(&nodes),
                 attempt: job.attempt,
                 cursor: matches!(job.work, Work::Subtrees(_)).then(|| Arc::clone(&cursor)),
+                pieces: match &job.work {
+                    Work::Subtrees(w) => {
+                        let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+                        proto::pieces::total(&w.prefixes, w.depth, levels)
+                    }
+                    Work::Batch { .. } => 0,
+                },
             });
         let engines = Arc::clone(&self.engines);
         let pending = Arc::clone(&self.pending);
@@ -717,7 +726,17 @@ impl JobRunner {
     pub fn split(&self, id: JobId, attempt: u32) -> Option<u32> {
         let map = lock(&self.pending);
         let p = map.get(&id)?.iter().find(|p| p.attempt == attempt)?;
-        Some(p.cursor.as_ref()?.hand_back())
+        let kept = p.cursor.as_ref()?.hand_back();
+        if (kept as usize) < p.pieces {
+            tracing::debug!(
+                job = id.0,
+                attempt,
+                kept,
+                pieces = p.pieces,
+                "split: the pieces not started handed back"
+            );
+        }
+        Some(kept)
     }
 
     /// Stops every pending job (for shutdown: each still sends its partial result).

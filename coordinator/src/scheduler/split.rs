@@ -16,7 +16,10 @@ use super::*;
 use proto::{pieces, Handback};
 
 /// Nodes a piece should hold at least, predicted: a job's units are extended by as many
-/// moves as keep their pieces this big (a piece's start costs a few nodes' worth).
+/// moves as keep their pieces this big. A piece's start costs a few nodes' worth, and a
+/// first-solution search stops after the piece that holds its solution rather than after
+/// the whole unit: on the embedded default (2 threads, h48h3k2, three 17-movers, against
+/// 19df1cd alternated) pieces this small searched 7% fewer nodes in 11% less time.
 const PIECE_NODES: f64 = 20.0;
 
 /// Round trips (at least a millisecond each) a job must have run before it is asked to
