@@ -576,3 +576,79 @@ fn a_line_that_panics_on_a_worker_is_one_error_record() {
         );
     }
 }
+
+/// Workers asked to hand back the pieces of the jobs they run when others idle; the
+/// first that does is killed: the pieces it handed back, and the jobs it held (one it
+/// handed back from made again from what it kept), run elsewhere, and the answer is the
+/// known optimal one.
+#[test]
+fn a_worker_killed_after_it_handed_back_pieces_loses_nothing() {
+    let _g = serial();
+    let tables = tables_dir();
+    let dir = scratch("handback");
+    let known =
+        std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt")).unwrap();
+    // The 16-mover: a few seconds over three single-thread workers.
+    let (len, scramble) = known
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('|'))
+        .map(|(n, s)| (n.trim().parse::<usize>().unwrap(), s.trim().to_string()))
+        .max_by_key(|(n, _)| *n)
+        .unwrap();
+    let (_c, url) = coordinator(&dir, &["--lease", "2", "--heartbeat", "0.25"]);
+    let ws: Vec<Proc> = (1..=3)
+        .map(|i| {
+            worker(
+                &dir,
+                &format!("w{i}"),
+                &url,
+                &["--table", "h48h0k4"],
+                &tables,
+            )
+        })
+        .collect();
+    let out = dir.join("out.jsonl");
+    let mut cl = spawn_client(
+        &dir,
+        "client",
+        &[
+            "solve",
+            "--coordinator",
+            &url,
+            "--format",
+            "jsonl",
+            "--output",
+            out.to_str().unwrap(),
+            "--quiet",
+            &scramble,
+        ],
+    );
+    // A job asked while still queued on its worker hands back every piece (kept 0).
+    let handed = "unstarted pieces handed back job=";
+    let gave = |log: &str| {
+        log.lines()
+            .any(|l| l.contains(handed) && l.contains("kept=Some(0)"))
+    };
+    let mut victim = None;
+    eventually(
+        Duration::from_secs(300),
+        "a worker handed back pieces",
+        || {
+            victim = ws.iter().position(|w| gave(&w.log()));
+            victim.is_some()
+        },
+    );
+    let v = victim.unwrap();
+    ws[v].signal("KILL");
+    let st = cl.wait(Duration::from_secs(600));
+    assert!(st.success(), "client: {st}\n{}", cl.log());
+    let text = std::fs::read_to_string(&out).unwrap();
+    let r: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(r["length"], len as u64, "{text}");
+    assert_eq!(r["optimal"], true, "{text}");
+    let sol = tables::parse_moves(r["solution"].as_str().unwrap()).unwrap();
+    assert!(tables::Position::parse(&scramble)
+        .unwrap()
+        .is_solved_by(&sol));
+}

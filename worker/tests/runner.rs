@@ -270,18 +270,8 @@ fn executor_batch_items_are_solved_in_order_with_their_line_ids() {
 /// nothing; and asked for one solution, it returns exactly one.
 #[test]
 fn executor_subtree_jobs_split_a_depth_without_losing_anything() {
-    let c = Cube::from_moves(&parse_moves("R U R' U' F2 D L' B D2 R' F U'").unwrap());
-    let p = Position::new(c).unwrap();
+    let (c, p, d) = twelve_mover();
     let solver = h48_common::h0k4();
-    let d = solver
-        .solve(
-            &p,
-            &Settings::default().validate().unwrap(),
-            &StopToken::new(),
-        )
-        .unwrap()
-        .solutions[0]
-        .len() as u8;
     let work = subtree_work(p, d, sequences(2));
     let results = subtree_output(run(&subtrees(1, work.clone())));
     assert_eq!(results.len(), 243);
@@ -643,15 +633,11 @@ fn executor_job_errors_say_what_happened_once() {
     }
 }
 
-/// A subtree job searched as its pieces (one or two moves longer) finds what it finds
-/// whole, prefix by prefix; one whose cursor stops at piece `k` (handed back from there)
-/// answers for exactly the prefixes of its first `k` pieces, with the solutions in them.
-#[test]
-fn executor_subtree_pieces_find_what_whole_prefixes_find_and_a_hand_back_keeps_its_first_pieces() {
+/// A 12-move scramble: its cube, its position and its optimal length.
+fn twelve_mover() -> (Cube, Position, u8) {
     let c = Cube::from_moves(&parse_moves("R U R' U' F2 D L' B D2 R' F U'").unwrap());
     let p = Position::new(c).unwrap();
-    let solver = h48_common::h0k4();
-    let d = solver
+    let d = h48_common::h0k4()
         .solve(
             &p,
             &Settings::default().validate().unwrap(),
@@ -660,6 +646,15 @@ fn executor_subtree_pieces_find_what_whole_prefixes_find_and_a_hand_back_keeps_i
         .unwrap()
         .solutions[0]
         .len() as u8;
+    (c, p, d)
+}
+
+/// A subtree job searched as its pieces (one or two moves longer) finds what it finds
+/// whole, prefix by prefix; one whose cursor stops at piece `k` (handed back from there)
+/// answers for exactly the prefixes of its first `k` pieces, with the solutions in them.
+#[test]
+fn executor_subtree_pieces_find_what_whole_prefixes_find_and_a_hand_back_keeps_its_first_pieces() {
+    let (_, p, d) = twelve_mover();
     let whole = subtree_output(run(&subtrees(1, subtree_work(p, d, sequences(2)))));
     for levels in 1..=2u8 {
         let work = SubtreeWork {
