@@ -4,10 +4,11 @@
 //! A trace is a JSON-lines file: a [`Header`] line (the position, its table, the lower
 //! bound and the shallow job, the solutions and the node rate of the run), one
 //! [`DepthCells`] line per split depth (the node count of every canonical 4-move prefix
-//! subtree at that depth, and for the heavy ones the counts of their 5-move children),
-//! and one [`JobTrace`] line per job the recording run dispatched (its depth, size,
-//! nodes, times and outcome). A name ending in `.gz` is read and written through the
-//! system's `gzip`.
+//! subtree at that depth, and for the heavy ones the counts of their 5-move children;
+//! from version 2, where `bench refine-trace` added them, the counts of the 6- and 7-move
+//! children of heavy 5- and 6-move prefixes), and one [`JobTrace`] line per job the
+//! recording run dispatched (its depth, size, nodes, times and outcome). A name ending in
+//! `.gz` is read and written through the system's `gzip`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -16,8 +17,14 @@ use std::path::Path;
 use tables::canonical;
 use tables::{format_moves, parse_moves, Move};
 
-/// Format version written in the header.
-pub const VERSION: u32 = 1;
+mod lookup;
+pub use lookup::{rank, share, DepthIndex};
+
+/// Format version written in the header: 2 added [`DepthCells::finer`].
+pub const VERSION: u32 = 2;
+
+/// The oldest version this build reads (a version 1 trace has no `finer` counts).
+pub const OLDEST_VERSION: u32 = 1;
 
 /// Length of the prefixes whose counts every depth lists ([`DepthCells::counts`]).
 pub const GRAIN: usize = 4;
@@ -94,6 +101,12 @@ pub struct DepthCells {
     /// For heavy prefixes (index into `counts`): the nodes of each 5-move child, by the
     /// fifth move's index (18 entries; 0 for moves that cannot follow).
     pub fine: Vec<(u32, Vec<u64>)>,
+    /// For heavy prefixes of [`FINER_LENS`] moves (as move text, `"R U F2 D' L"`): the
+    /// nodes of each one-move child, by the move's index (18 entries; 0 for moves that
+    /// cannot follow), each child searched as its own subtree (`bench refine-trace`);
+    /// sorted by prefix. Empty in a version 1 trace.
+    #[serde(default)]
+    pub finer: Vec<(String, Vec<u64>)>,
 }
 
 /// One job of the recording run.
@@ -142,6 +155,9 @@ pub struct Trace {
 /// fraction of its depth's nodes.
 pub const FINE_FRACTION: f64 = 1.0 / 8192.0;
 
+/// Lengths of the prefixes whose children [`DepthCells::finer`] lists.
+pub const FINER_LENS: std::ops::RangeInclusive<usize> = GRAIN + 1..=GRAIN + 2;
+
 impl DepthCells {
     /// Cells of `depth` from node counts of 5-move prefixes (`seqs5`, canonical order,
     /// each with its count): 4-move counts summed, children kept for heavy prefixes.
@@ -171,6 +187,7 @@ impl DepthCells {
             complete,
             counts,
             fine,
+            finer: Vec::new(),
         }
     }
 
@@ -249,9 +266,9 @@ impl Trace {
         }
         let header =
             header.ok_or_else(|| TraceError::Invalid(format!("{name}: no header line")))?;
-        if header.version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&header.version) {
             return Err(TraceError::Invalid(format!(
-                "{name}: trace version {} (this build reads {VERSION})",
+                "{name}: trace version {} (this build reads {OLDEST_VERSION} to {VERSION})",
                 header.version
             )));
         }
@@ -273,6 +290,8 @@ impl Trace {
                     d.depth
                 )));
             }
+            check_finer(&d.finer)
+                .map_err(|why| TraceError::Invalid(format!("{name}: depth {}: {why}", d.depth)))?;
         }
         for s in &header.solutions {
             parse_moves(s)
@@ -340,60 +359,269 @@ impl Trace {
             .collect()
     }
 
-    /// The nodes of each of `prefixes` (canonical sequences of one length, 1 to 5) at
-    /// `depth`. A 5-move prefix of a prefix without recorded children gets an equal share
-    /// of its parent. Depths not recorded cost nothing.
+    /// The nodes of each of `prefixes` (canonical sequences of one length, at least 1) at
+    /// `depth`: a prefix of [`GRAIN`] moves or more gets its own count where the trace
+    /// records it, else an equal share of its deepest recorded ancestor's (see
+    /// [`DepthIndex::count`]); a shorter one the sum of its [`GRAIN`]-move descendants.
+    /// Depths not recorded cost nothing.
     pub fn costs(&self, depth: u8, prefixes: &[Vec<Move>]) -> Result<Vec<u64>, TraceError> {
         let Some(cells) = self.depths.get(&depth) else {
             return Ok(vec![0; prefixes.len()]);
         };
         let len = prefixes.first().map_or(GRAIN, Vec::len);
-        if len == 0 || len > GRAIN + 1 || prefixes.iter().any(|p| p.len() != len) {
+        if len == 0 || prefixes.iter().any(|p| p.len() != len) {
             return Err(TraceError::Invalid(format!(
-                "prefixes of {len} moves: a trace replays prefixes of 1 to {} moves",
-                GRAIN + 1
+                "prefixes of {len} moves: a trace replays prefixes of one length, at least 1"
             )));
         }
+        if len >= GRAIN {
+            let index = DepthIndex::new(cells);
+            return Ok(prefixes.iter().map(|p| index.count(p)).collect());
+        }
         let seqs4 = canonical::sequences(GRAIN);
-        if len == GRAIN {
-            return Ok(cells.counts.clone());
-        }
-        if len < GRAIN {
-            let index = prefix_index(len);
-            let mut out = vec![0u64; prefixes.len()];
-            let at: HashMap<u32, usize> = prefixes
-                .iter()
-                .enumerate()
-                .filter_map(|(k, p)| Some((*index.get(p)?, k)))
-                .collect();
-            for (s, &c) in seqs4.iter().zip(&cells.counts) {
-                if let Some(&k) = index.get(&s[..len]).and_then(|i| at.get(i)) {
-                    out[k] += c;
-                }
-            }
-            return Ok(out);
-        }
-        let index4 = prefix_index(GRAIN);
-        let fine: HashMap<u32, &Vec<u64>> = cells.fine.iter().map(|(i, k)| (*i, k)).collect();
-        Ok(prefixes
+        let index = prefix_index(len);
+        let mut out = vec![0u64; prefixes.len()];
+        let at: HashMap<u32, usize> = prefixes
             .iter()
-            .map(|p| {
-                let Some(&i) = index4.get(&p[..GRAIN]) else {
-                    return 0;
-                };
-                match fine.get(&i) {
-                    Some(kids) => kids[p[GRAIN].index()],
-                    None => {
-                        let n = canonical::allowed_after(Some(p[GRAIN - 1])).count_ones();
-                        cells.counts[i as usize] / u64::from(n.max(1))
-                    }
-                }
-            })
-            .collect())
+            .enumerate()
+            .filter_map(|(k, p)| Some((*index.get(p)?, k)))
+            .collect();
+        for (s, &c) in seqs4.iter().zip(&cells.counts) {
+            if let Some(&k) = index.get(&s[..len]).and_then(|i| at.get(i)) {
+                out[k] += c;
+            }
+        }
+        Ok(out)
     }
+}
+
+/// Why `finer` (one depth's [`DepthCells::finer`]) is malformed, if it is: each prefix a
+/// canonical sequence of [`FINER_LENS`] moves listed once, in order, with 18 counts that
+/// are 0 for the moves that cannot follow it.
+fn check_finer(finer: &[(String, Vec<u64>)]) -> Result<(), String> {
+    let mut last: Option<Vec<Move>> = None;
+    for (text, kids) in finer {
+        let bad = |why: &str| Err(format!("finer entry {text:?}: {why}"));
+        let Ok(p) = parse_moves(text) else {
+            return bad("not a move sequence");
+        };
+        if !FINER_LENS.contains(&p.len()) || !canonical::is_canonical(&p) {
+            return bad(&format!(
+                "not a canonical prefix of {} to {} moves",
+                FINER_LENS.start(),
+                FINER_LENS.end()
+            ));
+        }
+        if kids.len() != Move::COUNT {
+            return bad(&format!("{} counts, not {}", kids.len(), Move::COUNT));
+        }
+        let allowed = canonical::allowed_after(p.last().copied());
+        if (kids.iter().enumerate()).any(|(m, &c)| c > 0 && allowed & (1 << m) == 0) {
+            return bad("a count for a move that cannot follow");
+        }
+        if last.as_ref().is_some_and(|l| *l >= p) {
+            return bad("out of order or listed twice");
+        }
+        last = Some(p);
+    }
+    Ok(())
 }
 
 /// A sequence of moves as the trace writes it.
 pub fn moves_text(moves: &[Move]) -> String {
     format_moves(moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn moves(text: &str) -> Vec<Move> {
+        parse_moves(text).unwrap()
+    }
+
+    fn header(version: u32) -> Header {
+        Header {
+            version,
+            position: "R U".to_string(),
+            table: "h48h0k4".to_string(),
+            threads: 1,
+            split_depth: 12,
+            lower_bound: 12,
+            shallow_nodes: 0,
+            shallow_micros: 0,
+            optimal: None,
+            solutions: Vec::new(),
+            all_solutions: true,
+            nodes: 0,
+            wall_s: 0.0,
+            node_rate: 1e6,
+        }
+    }
+
+    /// Depth 14: every 4-move prefix 1 node but "U R F D" (115,000), whose 5-move
+    /// children are recorded ("U R F D L" 60,000, the others 5,000); "U R F D L" and "U R
+    /// F D L U" refined, their children summing to their counts.
+    fn refined() -> Trace {
+        let p4 = moves("U R F D");
+        let mut counts = vec![1; canonical::sequences(GRAIN).len()];
+        let i4 = rank(&p4).unwrap();
+        counts[i4] = 115_000;
+        let mut fine = vec![0; 18];
+        for m in Move::ALL {
+            if canonical::can_follow(p4[3], m) {
+                fine[m.index()] = 5_000;
+            }
+        }
+        fine[moves("L")[0].index()] = 60_000;
+        let kids = |after: &str, heavy: &str, c: u64, rest: u64| {
+            let last = *moves(after).last().unwrap();
+            let mut k = vec![0; 18];
+            for m in Move::ALL {
+                if canonical::can_follow(last, m) {
+                    k[m.index()] = rest;
+                }
+            }
+            k[moves(heavy)[0].index()] = c;
+            (after.to_string(), k)
+        };
+        let cells = DepthCells {
+            depth: 14,
+            complete: true,
+            counts,
+            fine: vec![(i4 as u32, fine)],
+            finer: vec![
+                kids("U R F D L", "U", 49_000, 1_000),
+                kids("U R F D L U", "F2", 47_600, 100),
+            ],
+        };
+        Trace {
+            header: header(VERSION),
+            depths: BTreeMap::from([(14, cells)]),
+            jobs: Vec::new(),
+        }
+    }
+
+    fn cost(trace: &Trace, prefix: &str) -> u64 {
+        trace.costs(14, &[moves(prefix)]).unwrap()[0]
+    }
+
+    #[test]
+    fn a_prefix_gets_its_recorded_count_else_an_equal_share_of_its_deepest_recorded_ancestor() {
+        let t = refined();
+        assert_eq!(cost(&t, "U R F D"), 115_000);
+        assert_eq!(cost(&t, "U R F D L"), 60_000);
+        assert_eq!(cost(&t, "U R F D B"), 5_000);
+        // Recorded 6- and 7-move counts, exactly.
+        assert_eq!(cost(&t, "U R F D L U"), 49_000);
+        assert_eq!(cost(&t, "U R F D L F"), 1_000);
+        assert_eq!(cost(&t, "U R F D L U F2"), 47_600);
+        assert_eq!(cost(&t, "U R F D L U R"), 100);
+        // Not recorded: equal shares. "U R F D L F" (1,000) over the 15 moves after F; "U
+        // R F D B" (5,000) over the 12 after B, then over the 15 after U; "U R F D L U F2"
+        // (47,600) over the 15 after F2.
+        assert_eq!(cost(&t, "U R F D L F U"), 1_000 / 15);
+        assert_eq!(cost(&t, "U R F D B U"), 5_000 / 12);
+        assert_eq!(cost(&t, "U R F D B U R"), 5_000 / 12 / 15);
+        assert_eq!(cost(&t, "U R F D L U F2 D"), 47_600 / 15);
+        // Another 4-move prefix: 1 node, shared down to nothing.
+        assert_eq!(cost(&t, "U R F L"), 1);
+        assert_eq!(cost(&t, "U R F L U"), 0);
+        // Not canonical: no subtree.
+        assert_eq!(cost(&t, "U R F D D"), 0);
+        // Whole lists of one length, as the replay asks.
+        let all5 = canonical::sequences(GRAIN + 1);
+        let c5 = t.costs(14, &all5).unwrap();
+        // The other 4-move prefixes' single nodes share down to nothing.
+        assert_eq!(c5.iter().sum::<u64>(), 5_000 * 11 + 60_000);
+        let c4 = t.costs(14, &canonical::sequences(GRAIN)).unwrap();
+        assert_eq!(c4, t.depths[&14].counts);
+        assert!(t.costs(14, &[moves("U R"), moves("U")]).is_err());
+    }
+
+    #[test]
+    fn finer_counts_on_another_scale_split_the_recorded_nodes_in_their_proportions() {
+        // A refine by a solver that searched "U R F D L" in a tenth of the recorded nodes,
+        // its children in the same proportions: the same costs.
+        let t = refined();
+        let mut tenth = refined();
+        for (_, kids) in &mut tenth.depths.get_mut(&14).unwrap().finer {
+            kids.iter_mut().for_each(|k| *k /= 10);
+        }
+        for p in [
+            "U R F D L U",
+            "U R F D L F",
+            "U R F D L U F2",
+            "U R F D L U R",
+        ] {
+            assert_eq!(cost(&tenth, p), cost(&t, p), "{p}");
+        }
+        // Other proportions: "U R F D L" (60,000) split 1 to 11 between U and the rest.
+        let finer = &mut tenth.depths.get_mut(&14).unwrap().finer;
+        let u = moves("U")[0].index();
+        finer[0].1.iter_mut().for_each(|k| *k = u64::from(*k > 0));
+        finer[0].1[u] = 11;
+        assert_eq!(cost(&tenth, "U R F D L U"), 30_000);
+        assert_eq!(cost(&tenth, "U R F D L F"), 30_000 / 11);
+        // "U R F D L U F2" keeps its part of its parent's (now 30,000).
+        assert_eq!(cost(&tenth, "U R F D L U F2"), 30_000 * 4_760 / 4_900);
+    }
+
+    #[test]
+    fn a_refined_trace_survives_writing_and_reading() {
+        let t = refined();
+        let mut text = Vec::new();
+        t.write(&mut text).unwrap();
+        assert_eq!(Trace::parse("mem", &text[..]).unwrap(), t);
+    }
+
+    #[test]
+    fn a_version_1_trace_loads_with_no_finer_counts_and_costs_as_before() {
+        let mut t = refined();
+        t.depths.get_mut(&14).unwrap().finer.clear();
+        let mut text = Vec::new();
+        t.write(&mut text).unwrap();
+        // Written as a version 1 trace was: no `finer` field.
+        let old = String::from_utf8(text)
+            .unwrap()
+            .replace(&format!("\"version\":{VERSION}"), "\"version\":1")
+            .replace(",\"finer\":[]", "");
+        assert!(old.contains("\"version\":1") && !old.contains("finer"));
+        let back = Trace::parse("old", old.as_bytes()).unwrap();
+        assert_eq!(back.header.version, 1);
+        assert_eq!(back.depths, t.depths);
+        // Below the recorded 5-move counts, equal shares (the rule of version 1).
+        assert_eq!(cost(&back, "U R F D L U"), 60_000 / 12);
+        assert_eq!(cost(&back, "U R F D L U F2"), 60_000 / 12 / 15);
+    }
+
+    #[test]
+    fn a_malformed_finer_entry_is_an_error_naming_the_file_and_depth() {
+        let cases: [(&str, Vec<u64>, &str); 6] = [
+            ("U R F D", vec![0; 18], "canonical prefix of 5 to 6"),
+            ("U R F D L U F2", vec![0; 18], "canonical prefix of 5 to 6"),
+            ("U R F D D", vec![0; 18], "canonical prefix"),
+            ("U R F D X", vec![0; 18], "not a move sequence"),
+            ("U R F D L", vec![0; 17], "17 counts"),
+            ("U R F D L", vec![1; 18], "cannot follow"),
+        ];
+        for (prefix, kids, why) in cases {
+            let mut t = refined();
+            t.depths.get_mut(&14).unwrap().finer = vec![(prefix.to_string(), kids)];
+            let mut text = Vec::new();
+            t.write(&mut text).unwrap();
+            let e = Trace::parse("t.jsonl", &text[..]).unwrap_err();
+            assert!(matches!(e, TraceError::Invalid(_)), "{e}");
+            let e = e.to_string();
+            assert!(e.starts_with("t.jsonl: depth 14: finer entry"), "{e}");
+            assert!(e.contains(why), "{prefix}: {e}");
+        }
+        // Out of order, or twice.
+        let mut t = refined();
+        t.depths.get_mut(&14).unwrap().finer.reverse();
+        let mut text = Vec::new();
+        t.write(&mut text).unwrap();
+        let e = Trace::parse("t.jsonl", &text[..]).unwrap_err().to_string();
+        assert!(e.contains("out of order"), "{e}");
+    }
 }

@@ -22,7 +22,7 @@ fn hand_trace() -> Trace {
             depth,
             complete: true,
             counts,
-            fine: Vec::new(),
+            ..DepthCells::default()
         }
     };
     let mut solution = seqs[40_000].clone();
@@ -305,7 +305,7 @@ fn a_trace_survives_writing_and_reading() {
     assert_eq!(back, trace);
     let bad = String::from_utf8(text)
         .unwrap()
-        .replace("\"version\":1", "\"version\":9");
+        .replace(&format!("\"version\":{VERSION}"), "\"version\":9");
     let e = Trace::parse("mem", bad.as_bytes()).unwrap_err();
     assert!(e.to_string().contains("trace version 9"), "{e}");
 }

@@ -2,30 +2,44 @@
 //!
 //! A subtree job searches its prefixes in order, each for its recorded node count at the
 //! job's depth, and stops after a prefix that brings its solutions up to what it asks
-//! for. Prefixes finer than the trace's grain get an equal share of their finest
-//! recorded ancestor. Depths the trace does not hold (started early past the optimal
-//! one) cost 13 times the deepest recorded depth's counts, and so do the subtrees of an
-//! optimal depth the recording did not search (a trace recorded without `--all` stops at
-//! its first solution).
+//! for. A prefix longer than the grain gets its parent's nodes split in proportion to
+//! the parent's recorded children where the trace holds them (the 5-move children of
+//! heavy 4-move prefixes; in a refined trace, the 6- and 7-move children of heavy 5- and
+//! 6-move ones), else an equal share of them. Depths the trace does not hold (started
+//! early past the optimal one) cost 13 times the deepest recorded depth's counts, and so
+//! do the subtrees of an optimal depth the recording did not search (a trace recorded
+//! without `--all` stops at its first solution).
 
-use crate::trace::{Header, Trace, TraceError, GRAIN};
+use crate::trace::{DepthIndex, Header, Trace, TraceError, GRAIN};
 use proto::{Job, JobOutput, PositionResult, Stop, SubtreeResult, Work};
 use std::collections::HashMap;
 use tables::Move;
 
 /// Node counts per prefix, by depth, for the prefixes of one length.
 struct Level {
-    /// The canonical prefixes of this length, in the scheduler's order.
+    /// The canonical prefixes of this length, in the scheduler's order (none for a length
+    /// past [`FINEST_LISTED`]: too many to list).
     prefixes: Vec<Vec<Move>>,
     /// Each prefix's index in `prefixes`.
     index: HashMap<Vec<Move>, usize>,
     /// Each depth's counts, indexed as `prefixes`, made when first asked for.
     by_depth: HashMap<u8, Vec<u64>>,
+    /// For a length past [`FINEST_LISTED`]: each recorded depth's counts, indexed for
+    /// single look-ups, made when first asked for.
+    indexed: HashMap<u8, DepthIndex>,
 }
+
+/// The longest prefixes whose counts are worked out for every prefix of their length at
+/// once (577,368 of 5 moves; 6 would be some 7.7 million): longer ones are looked up one
+/// by one.
+const FINEST_LISTED: usize = GRAIN + 1;
 
 impl Level {
     fn new(len: usize) -> Level {
-        let prefixes = tables::canonical::sequences(len);
+        let prefixes = match len <= FINEST_LISTED {
+            true => tables::canonical::sequences(len),
+            false => Vec::new(),
+        };
         let index = prefixes
             .iter()
             .enumerate()
@@ -35,7 +49,30 @@ impl Level {
             prefixes,
             index,
             by_depth: HashMap::new(),
+            indexed: HashMap::new(),
         }
+    }
+
+    /// The index of the recorded `depth`, made when first asked for.
+    fn indexed(&mut self, trace: &Trace, depth: u8) -> &DepthIndex {
+        (self.indexed.entry(depth)).or_insert_with(|| {
+            trace
+                .depths
+                .get(&depth)
+                .map(DepthIndex::new)
+                .unwrap_or_default()
+        })
+    }
+
+    /// The count of `prefix` at the recorded `depth`.
+    fn count(&mut self, trace: &Trace, depth: u8, prefix: &[Move]) -> u64 {
+        self.indexed(trace, depth).count(prefix)
+    }
+
+    /// `nodes`, those of `prefix`'s first [`FINEST_LISTED`] moves, split below them as
+    /// the recorded `depth` splits them.
+    fn split(&mut self, trace: &Trace, depth: u8, prefix: &[Move], nodes: u64) -> u64 {
+        (self.indexed(trace, depth)).split(prefix, FINEST_LISTED, nodes)
     }
 }
 
@@ -244,14 +281,14 @@ impl<'t> Recorded<'t> {
 
     /// The nodes of `prefix`'s subtree at `depth`.
     fn cost(&mut self, depth: u8, prefix: &[Move]) -> Result<u64, TraceError> {
-        if prefix.len() > GRAIN + 1 {
-            // Finer than the trace: an equal share of the finest recorded ancestor.
-            let mut c = self.cost(depth, &prefix[..GRAIN + 1])?;
-            for k in GRAIN + 1..prefix.len() {
-                let n = tables::canonical::allowed_after(Some(prefix[k - 1])).count_ones();
-                c /= u64::from(n.max(1));
-            }
-            return Ok(c);
+        if prefix.len() > FINEST_LISTED {
+            let five = self.cost(depth, &prefix[..FINEST_LISTED])?;
+            let trace = self.trace;
+            // One level for every length past the listed ones: its look-ups serve all.
+            let level = (self.levels)
+                .entry(FINEST_LISTED + 1)
+                .or_insert_with(|| Level::new(FINEST_LISTED + 1));
+            return Ok(finer_cost(trace, level, depth, prefix, five));
         }
         let trace = self.trace;
         let level = self
@@ -265,6 +302,23 @@ impl<'t> Recorded<'t> {
         let i = level.index.get(prefix).copied();
         Ok(i.and_then(|i| level.by_depth.get(&depth)?.get(i).copied())
             .unwrap_or(0))
+    }
+}
+
+/// The nodes of `prefix` (longer than [`FINEST_LISTED`]) at `depth`, given `five`, its
+/// 5-move ancestor's ([`depth_costs`]): split below it as the depth that stands for
+/// `depth` there splits it ([`DepthIndex::split`]), the depth itself where it searched
+/// that ancestor, else (a depth cut short before it, or not recorded) the deepest
+/// recorded depth below, whose counts [`depth_costs`] grew.
+fn finer_cost(trace: &Trace, level: &mut Level, depth: u8, prefix: &[Move], five: u64) -> u64 {
+    let searched = trace.depths.get(&depth).is_some_and(|cells| {
+        cells.complete || level.count(trace, depth, &prefix[..FINEST_LISTED]) > 0
+    });
+    let below = trace.depths.range(..depth).next_back().map(|(&d, _)| d);
+    let stand_in = if searched { Some(depth) } else { below };
+    match stand_in {
+        Some(d) => level.split(trace, d, prefix, five),
+        None => DepthIndex::default().split(prefix, FINEST_LISTED, five),
     }
 }
 
@@ -296,4 +350,92 @@ fn depth_costs(trace: &Trace, depth: u8, prefixes: &[Vec<Move>]) -> Result<Vec<u
             None => vec![0; prefixes.len()],
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::{rank, DepthCells, VERSION};
+    use std::collections::BTreeMap;
+    use tables::{canonical, parse_moves};
+
+    /// Depth 13 whole: "U R F D" 90,000 nodes, all under "U R F D L", refined (80,000
+    /// under "U R F D L U", 7,000 of them under "U R F D L U F2"); depth 14 cut short,
+    /// holding only "U R F L" (50,000).
+    fn trace() -> Trace {
+        let n4 = canonical::sequences(GRAIN).len();
+        let at = |p: &str| rank(&parse_moves(p).unwrap()).unwrap();
+        let mut counts = vec![0; n4];
+        counts[at("U R F D")] = 90_000;
+        let mut fine = vec![0; 18];
+        fine[parse_moves("L").unwrap()[0].index()] = 90_000;
+        let mut kids5 = vec![0; 18];
+        kids5[parse_moves("U").unwrap()[0].index()] = 80_000;
+        kids5[parse_moves("F").unwrap()[0].index()] = 10_000;
+        let mut kids6 = vec![0; 18];
+        kids6[parse_moves("F2").unwrap()[0].index()] = 7_000;
+        kids6[parse_moves("R").unwrap()[0].index()] = 73_000;
+        let d13 = DepthCells {
+            depth: 13,
+            complete: true,
+            counts,
+            fine: vec![(at("U R F D") as u32, fine)],
+            finer: vec![
+                ("U R F D L".to_string(), kids5),
+                ("U R F D L U".to_string(), kids6),
+            ],
+        };
+        let mut counts = vec![0; n4];
+        counts[at("U R F L")] = 50_000;
+        let d14 = DepthCells {
+            depth: 14,
+            complete: false,
+            counts,
+            ..DepthCells::default()
+        };
+        Trace {
+            header: Header {
+                version: VERSION,
+                position: "R U".to_string(),
+                table: "h48h0k4".to_string(),
+                threads: 1,
+                split_depth: 13,
+                lower_bound: 13,
+                shallow_nodes: 0,
+                shallow_micros: 0,
+                optimal: None,
+                solutions: Vec::new(),
+                all_solutions: true,
+                nodes: 0,
+                wall_s: 0.0,
+                node_rate: 1e6,
+            },
+            depths: BTreeMap::from([(13, d13), (14, d14)]),
+            jobs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn prefixes_past_five_moves_cost_their_recorded_counts_at_the_depth_that_stands_in() {
+        let t = trace();
+        let mut r = Recorded::new(&t);
+        let mut cost = |depth: u8, p: &str| r.cost(depth, &parse_moves(p).unwrap()).unwrap();
+        assert_eq!(cost(13, "U R F D L"), 90_000);
+        assert_eq!(cost(13, "U R F D L U"), 80_000);
+        assert_eq!(cost(13, "U R F D L U F2"), 7_000);
+        // Below the recorded counts: equal shares (after F2, 15 moves may follow).
+        assert_eq!(cost(13, "U R F D L U F2 D"), 7_000 / 15);
+        // Depth 14 did not search "U R F D": its subtrees cost 13 times depth 13's, the
+        // refined ones included; the one subtree it did search costs what it recorded.
+        assert_eq!(cost(14, "U R F D L U"), 80_000 * 13);
+        assert_eq!(cost(14, "U R F D L U F2"), 7_000 * 13);
+        assert_eq!(cost(14, "U R F D L"), 90_000 * 13);
+        assert_eq!(cost(14, "U R F L"), 50_000);
+        // Depth 15, not recorded: depth 14's counts, 13 times (0 where it searched none).
+        assert_eq!(cost(15, "U R F D L U F2"), 0);
+        assert_eq!(cost(15, "U R F L"), 50_000 * 13);
+        assert_eq!(cost(15, "U R F L U R"), 50_000 / 12 * 13 / 15);
+        // Depth 12, with no depth below: nothing.
+        assert_eq!(cost(12, "U R F D L U F2"), 0);
+    }
 }

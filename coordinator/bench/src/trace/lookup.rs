@@ -1,0 +1,155 @@
+//! One depth's counts looked up prefix by prefix ([`DepthIndex`]): a prefix's own count
+//! where the trace records it, else an equal share of its deepest recorded ancestor's.
+
+use super::{DepthCells, GRAIN};
+use std::collections::HashMap;
+use tables::{canonical, parse_moves, Move};
+
+/// Canonical continuations of `r` moves after a move of the first face of its axis (U, R
+/// or F: 15 moves may follow) and after one of the second (D, L or B: 12 may follow).
+fn continuations(r: usize) -> (usize, usize) {
+    // After a first face: the other two first faces (6 moves) and the three second faces
+    // (9); after a second face: the two first faces of the other axes (6) and the other
+    // two second faces (6).
+    (0..r).fold((1, 1), |(first, second), _| {
+        (6 * first + 9 * second, 6 * first + 6 * second)
+    })
+}
+
+/// The index of the canonical sequence `p` in [`canonical::sequences`]`(p.len())`,
+/// worked out without listing them (`None`: `p` is not canonical).
+pub fn rank(p: &[Move]) -> Option<usize> {
+    let mut rank = 0;
+    let mut last = None;
+    for (k, m) in p.iter().enumerate() {
+        let allowed = canonical::allowed_after(last);
+        if allowed & (1 << m.index()) == 0 {
+            return None;
+        }
+        let (first, second) = continuations(p.len() - k - 1);
+        for before in Move::ALL[..m.index()].iter() {
+            if allowed & (1 << before.index()) != 0 {
+                rank += if before.face_index() < 3 {
+                    first
+                } else {
+                    second
+                };
+            }
+        }
+        last = Some(*m);
+    }
+    Some(rank)
+}
+
+/// One depth's counts, indexed for the look-up of single prefixes of [`GRAIN`] moves or
+/// more.
+#[derive(Clone, Debug, Default)]
+pub struct DepthIndex {
+    /// Nodes of each [`GRAIN`]-move prefix, by its [`rank`].
+    counts: Vec<u64>,
+    /// The recorded children of heavy [`GRAIN`]-move prefixes, by the prefix's rank.
+    fine: HashMap<u32, Vec<u64>>,
+    /// The recorded children of heavy longer prefixes ([`DepthCells::finer`]), by prefix.
+    finer: HashMap<Vec<Move>, Vec<u64>>,
+}
+
+impl DepthIndex {
+    /// The index of `cells` (a malformed `finer` entry, which [`super::Trace::parse`]
+    /// refuses, is left out).
+    pub fn new(cells: &DepthCells) -> DepthIndex {
+        DepthIndex {
+            counts: cells.counts.clone(),
+            fine: cells.fine.iter().cloned().collect(),
+            finer: (cells.finer.iter())
+                .filter_map(|(text, kids)| Some((parse_moves(text).ok()?, kids.clone())))
+                .collect(),
+        }
+    }
+
+    /// The nodes of `prefix` (a canonical sequence of at least [`GRAIN`] moves), worked
+    /// out move by move from its [`GRAIN`]-move ancestor's count: a child whose parent
+    /// has its children recorded gets the parent's nodes split in proportion to them
+    /// ([`share`]: its recorded count itself where they sum to the parent's, as a
+    /// recording's 5-move counts do), any other an equal share of its parent's (split
+    /// evenly over the moves that may follow). 0 for a sequence that is not canonical or
+    /// shorter than [`GRAIN`].
+    ///
+    /// Proportions rather than the counts themselves: `bench refine-trace` counts the 6-
+    /// and 7-move children with today's solver, and a solver that prunes better than the
+    /// recording's searched some heavy prefixes in a fifth of the nodes; their counts
+    /// give the split of the recorded nodes, not their number.
+    pub fn count(&self, prefix: &[Move]) -> u64 {
+        let Some(i) = prefix.get(..GRAIN).and_then(rank) else {
+            return 0;
+        };
+        self.split(prefix, GRAIN, self.counts.get(i).copied().unwrap_or(0))
+    }
+
+    /// The nodes of `prefix` given `nodes`, those of its first `from` moves (at least
+    /// [`GRAIN`]), split move by move below them as [`DepthIndex::count`] does.
+    pub fn split(&self, prefix: &[Move], from: usize, nodes: u64) -> u64 {
+        let mut c = nodes;
+        for k in from.max(GRAIN)..prefix.len() {
+            let kids = match k {
+                GRAIN => (rank(&prefix[..GRAIN]))
+                    .and_then(|i| u32::try_from(i).ok())
+                    .and_then(|i| self.fine.get(&i)),
+                _ => self.finer.get(&prefix[..k]),
+            };
+            c = match kids {
+                Some(kids) => share(c, kids, prefix[k]),
+                None => {
+                    let n = canonical::allowed_after(Some(prefix[k - 1])).count_ones();
+                    c / u64::from(n.max(1))
+                }
+            };
+        }
+        c
+    }
+}
+
+/// `nodes` split in proportion to `kids` (18 counts by move): `m`'s part, rounded down
+/// (0 where every count is 0).
+pub fn share(nodes: u64, kids: &[u64], m: Move) -> u64 {
+    let sum: u128 = kids.iter().map(|&k| u128::from(k)).sum();
+    let kid = u128::from(kids.get(m.index()).copied().unwrap_or(0));
+    match sum {
+        0 => 0,
+        _ => u64::try_from(u128::from(nodes) * kid / sum).unwrap_or(u64::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rank_is_the_index_in_the_canonical_order() {
+        for len in 0..=GRAIN {
+            for (i, s) in canonical::sequences(len).iter().enumerate() {
+                assert_eq!(rank(s), Some(i), "{s:?}");
+            }
+        }
+        let u = parse_moves("U").unwrap()[0];
+        let d = parse_moves("D").unwrap()[0];
+        assert_eq!(rank(&[u, u]), None);
+        assert_eq!(rank(&[d, u]), None);
+        assert_eq!(rank(&[u, d]), Some(6));
+    }
+
+    #[test]
+    fn a_share_is_in_proportion_to_the_recorded_counts() {
+        let [u, r, f] = [0, 3, 6].map(|i| Move::ALL[i]);
+        let mut kids = vec![0; 18];
+        kids[u.index()] = 300;
+        kids[r.index()] = 100;
+        // Children that sum to the parent: their own counts.
+        assert_eq!(share(400, &kids, u), 300);
+        assert_eq!(share(400, &kids, f), 0);
+        // Counted on another scale: the parent's nodes in the same proportions.
+        assert_eq!(share(4_000, &kids, u), 3_000);
+        assert_eq!(share(1_000, &kids, r), 250);
+        assert_eq!(share(u64::MAX, &kids, u), u64::MAX / 4 * 3 + 2);
+        assert_eq!(share(1_000, &[0; 18], u), 0);
+    }
+}
