@@ -65,6 +65,10 @@ pub enum BenchWhich {
     /// scheduler in simulated time on W workers of T threads: wall time, speedup and
     /// efficiency against one thread, nodes, idle time by cause.
     Split(crate::split_cmd::SplitArgs),
+    /// A recorded trace given the node counts of its heavy 5-move prefixes' 6- and
+    /// 7-move descendants, each heavy prefix searched anew as its 7-move pieces (the
+    /// trace's other counts left as they were), for `bench split` to cost finer units.
+    RefineTrace(crate::refine_cmd::RefineArgs),
     /// The machine's state, not the solvers': a fixed compute-only workload (a dependent
     /// chain of cube compositions, no memory traffic), on one thread and then on every
     /// thread at once. Side-by-side scripts print it before and after, so a slow hour
@@ -148,6 +152,7 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             Ok(())
         }
         BenchWhich::Split(args) => crate::split_cmd::run(args),
+        BenchWhich::RefineTrace(args) => crate::refine_cmd::run(dir, args),
         BenchWhich::Probe { threads } => {
             probe(bounded(threads)?);
             Ok(())

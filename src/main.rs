@@ -15,6 +15,8 @@
 //! - `bench_cmd`: `bench`: the core operations, both solvers, the coordinator at scale,
 //!   and a probe of the machine.
 //! - `split_cmd`: `bench split`, a recorded search replayed under other splittings.
+//! - `refine_cmd`: `bench refine-trace`, a trace given the 6- and 7-move counts of its
+//!   heavy 5-move prefixes, searched anew.
 //! - `coordinator_cmd`: `coordinator`, the cluster's scheduler behind gRPC.
 //! - `worker_cmd`: `worker`, this machine's engines serving a coordinator.
 //! - `status_cmd`: `status`, a cluster at a glance, once or refreshed.
@@ -30,6 +32,7 @@ mod bench_cmd;
 mod coordinator_cmd;
 
 mod progress;
+mod refine_cmd;
 mod remote_solve;
 mod scramble_cmd;
 mod show;
