@@ -590,3 +590,30 @@ fn hand_backs_are_not_counted_as_results() {
     assert_eq!(d.ignored_handbacks, c.ignored_handbacks + 1);
     assert_eq!(d.ignored_results, c.ignored_results);
 }
+
+/// Nodes of a depth started early are counted apart (`cubeswarm_nodes_started_early_total`,
+/// and a trace's summary): none without early start; with it, some of the nodes, never
+/// all (the first split depth is never early).
+#[test]
+fn nodes_of_a_depth_started_early_are_counted() {
+    let p = position_with(14, 12);
+    for early_start in [false, true] {
+        let mut s = Scheduler::new(Config {
+            early_start,
+            jobs_per_slot: 2,
+            ..cfg()
+        });
+        s.add_executor(E1, 2, vec![TABLE.into()]);
+        s.add_executor(E2, 1, vec![TABLE.into()]);
+        let req = s.open_request(Settings::default(), TABLE.into());
+        s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
+        s.end_input(req);
+        let (records, _) = run_to_end(&mut s, req);
+        assert_eq!(records.len(), 1);
+        let c = s.counters();
+        match early_start {
+            false => assert_eq!(c.early_nodes, 0, "{c:?}"),
+            true => assert!(c.early_nodes > 0 && c.early_nodes < c.nodes, "{c:?}"),
+        }
+    }
+}

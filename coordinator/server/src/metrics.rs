@@ -33,6 +33,8 @@ pub struct Metrics {
     pieces_handed_back: AtomicU64,
     /// Hand-backs ignored (late, or for a job not asked).
     ignored_handbacks: AtomicU64,
+    /// Nodes of accepted jobs of a depth started early.
+    early_nodes: AtomicU64,
     positions: AtomicU64,
     nodes: AtomicU64,
     workers: AtomicU64,
@@ -69,6 +71,7 @@ impl Metrics {
             splits: AtomicU64::new(0),
             pieces_handed_back: AtomicU64::new(0),
             ignored_handbacks: AtomicU64::new(0),
+            early_nodes: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             workers: AtomicU64::new(0),
@@ -99,6 +102,7 @@ impl Metrics {
         self.splits.store(c.splits, Relaxed);
         self.pieces_handed_back.store(c.pieces_handed_back, Relaxed);
         self.ignored_handbacks.store(c.ignored_handbacks, Relaxed);
+        self.early_nodes.store(c.early_nodes, Relaxed);
         self.positions.store(c.records, Relaxed);
         self.nodes.store(c.nodes, Relaxed);
         self.workers.store(workers as u64, Relaxed);
@@ -265,6 +269,13 @@ impl Metrics {
             "counter",
             "Search nodes in accepted results.",
             self.nodes.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_nodes_started_early_total",
+            "counter",
+            "Of those, nodes of jobs sent while a shallower depth of their position was still being proved empty (a depth started early on idle threads).",
+            self.early_nodes.load(Relaxed),
         );
     }
 
