@@ -87,15 +87,31 @@ fn solve_with(
     p: Position,
     hint: Option<u8>,
 ) -> (Record, Vec<Job>) {
-    let mut s = Scheduler::new(cfg);
-    s.add_executor(E1, 2, vec![TABLE.into()]);
-    s.add_executor(E2, 1, vec![TABLE.into()]);
-    let req = s.open_request(settings, TABLE.into());
-    s.push_line_resumed(req, 1, "p".into(), Ok(p), hint);
-    s.end_input(req);
+    let (mut s, req) = one_position(cfg, settings, p, hint, false);
     let (mut records, sent) = run_to_end(&mut s, req);
     assert_eq!(records.len(), 1);
     (records.remove(0), sent)
+}
+
+/// A scheduler configured as `cfg` says, with executors of 2 and 1 threads (that hand
+/// back pieces when asked, with `splits`), and one request for position `p` (with a
+/// resume hint) whose input has ended.
+fn one_position(
+    cfg: Config,
+    settings: Settings,
+    p: Position,
+    hint: Option<u8>,
+    splits: bool,
+) -> (Scheduler, RequestId) {
+    let mut s = Scheduler::new(cfg);
+    for (e, threads) in [(E1, 2), (E2, 1)] {
+        s.add_executor(e, threads, vec![TABLE.into()]);
+        s.set_splits(e, splits);
+    }
+    let req = s.open_request(settings, TABLE.into());
+    s.push_line_resumed(req, 1, "p".into(), Ok(p), hint);
+    s.end_input(req);
+    (s, req)
 }
 
 fn solved(r: &Record) -> &Solved {
@@ -522,17 +538,11 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
             ..Settings::default()
         };
         let (plain, _) = solve(settings.clone(), p, None);
-        let mut s = Scheduler::new(Config {
+        let cfg = Config {
             jobs_per_slot: 1,
             ..cfg()
-        });
-        for (e, threads) in [(E1, 2), (E2, 1)] {
-            s.add_executor(e, threads, vec![TABLE.into()]);
-            s.set_splits(e, true);
-        }
-        let req = s.open_request(settings, TABLE.into());
-        s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
-        s.end_input(req);
+        };
+        let (mut s, req) = one_position(cfg, settings, p, None, true);
         let (records, handed, _) = run_splitting(&mut s, req, true);
         assert!(handed > 0, "no job handed back anything");
         assert!(
@@ -555,17 +565,11 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
 #[test]
 fn hand_backs_are_not_counted_as_results() {
     let p = position_with(14, 12);
-    let mut s = Scheduler::new(Config {
+    let cfg = Config {
         jobs_per_slot: 1,
         ..cfg()
-    });
-    for (e, threads) in [(E1, 2), (E2, 1)] {
-        s.add_executor(e, threads, vec![TABLE.into()]);
-        s.set_splits(e, true);
-    }
-    let req = s.open_request(Settings::default(), TABLE.into());
-    s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
-    s.end_input(req);
+    };
+    let (mut s, req) = one_position(cfg, Settings::default(), p, None, true);
     let (_, handed, sent) = run_splitting(&mut s, req, false);
     assert!(handed > 0, "no job handed back anything");
     let c = s.counters();
@@ -598,16 +602,12 @@ fn hand_backs_are_not_counted_as_results() {
 fn nodes_of_a_depth_started_early_are_counted() {
     let p = position_with(14, 12);
     for early_start in [false, true] {
-        let mut s = Scheduler::new(Config {
+        let cfg = Config {
             early_start,
             jobs_per_slot: 2,
             ..cfg()
-        });
-        s.add_executor(E1, 2, vec![TABLE.into()]);
-        s.add_executor(E2, 1, vec![TABLE.into()]);
-        let req = s.open_request(Settings::default(), TABLE.into());
-        s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
-        s.end_input(req);
+        };
+        let (mut s, req) = one_position(cfg, Settings::default(), p, None, false);
         let (records, _) = run_to_end(&mut s, req);
         assert_eq!(records.len(), 1);
         let c = s.counters();
