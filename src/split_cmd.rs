@@ -140,7 +140,9 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
 fn print_timeline(r: &benchtools::splitsim::SplitReport) {
     let mut depths: std::collections::BTreeMap<u8, (usize, u64, u64, u64, usize)> =
         Default::default();
-    let mut longest: std::collections::BTreeMap<u8, (u64, u64, u64)> = Default::default();
+    let mut longest: std::collections::BTreeMap<u8, &benchtools::splitsim::SimJob> =
+        Default::default();
+    let mut last = longest.clone();
     for j in &r.jobs {
         let e = depths.entry(j.depth).or_insert((0, u64::MAX, 0, 0, 0));
         e.0 += 1;
@@ -148,22 +150,38 @@ fn print_timeline(r: &benchtools::splitsim::SplitReport) {
         e.2 = e.2.max(j.end_us);
         e.3 += j.nodes;
         e.4 += usize::from(j.cancelled);
-        let l = longest.entry(j.depth).or_insert((0, 0, 0));
-        if j.end_us - j.start_us > l.1 - l.0 {
-            *l = (j.start_us, j.end_us, j.nodes);
+        let l = longest.entry(j.depth).or_insert(j);
+        if j.end_us - j.start_us > l.end_us - l.start_us {
+            *l = j;
+        }
+        let z = last.entry(j.depth).or_insert(j);
+        if j.end_us > z.end_us {
+            *z = j;
         }
     }
-    println!("depth  jobs  first start ms  last end ms  nodes  cancelled  longest job (ms, nodes)");
+    println!(
+        "depth  jobs  first start ms  last end ms  nodes  cancelled  longest job, last job (ms, nodes; units, their moves, piece levels)"
+    );
+    let show = |l: &benchtools::splitsim::SimJob| {
+        format!(
+            "{:.3}-{:.3} {:.3e}; {} x {} moves, {} levels",
+            l.start_us as f64 / 1e3,
+            l.end_us as f64 / 1e3,
+            l.nodes as f64,
+            l.shape.0,
+            l.shape.1,
+            l.shape.2,
+        )
+    };
     for (d, (n, s, e, nodes, c)) in depths {
-        let l = longest.get(&d).copied().unwrap_or_default();
+        let Some(l) = longest.get(&d) else { continue };
+        let z = last.get(&d).map_or(String::new(), |z| show(z));
         println!(
-            "{d:>5} {n:>6} {:>14.3} {:>12.3} {:>10.3e} {c:>9}  {:.3}-{:.3} {:.3e}",
+            "{d:>5} {n:>6} {:>14.3} {:>12.3} {:>10.3e} {c:>9}  {}  |  {z}",
             s as f64 / 1e3,
             e as f64 / 1e3,
             nodes as f64,
-            l.0 as f64 / 1e3,
-            l.1 as f64 / 1e3,
-            l.2 as f64
+            show(l),
         );
     }
 }

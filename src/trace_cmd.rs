@@ -234,10 +234,11 @@ pub fn solve_traced(pool: Executors, run: TraceRun<'_>) -> anyhow::Result<Record
         .save(run.path)
         .with_context(|| format!("writing the trace {}", run.path.display()))?;
     eprintln!(
-        "trace: {} jobs, {} split depths, {:.3e} nodes, {:.1} M nodes/s per thread, {:.1} s -> {}",
+        "trace: {} jobs, {} split depths, {:.3e} nodes ({:.3e} of a depth started early), {:.1} M nodes/s per thread, {:.1} s -> {}",
         trace.jobs.len(),
         trace.depths.len(),
         trace.header.nodes as f64,
+        stats.counters.early_nodes as f64,
         trace.header.node_rate / 1e6,
         trace.header.wall_s,
         run.path.display()

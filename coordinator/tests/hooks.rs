@@ -87,15 +87,31 @@ fn solve_with(
     p: Position,
     hint: Option<u8>,
 ) -> (Record, Vec<Job>) {
-    let mut s = Scheduler::new(cfg);
-    s.add_executor(E1, 2, vec![TABLE.into()]);
-    s.add_executor(E2, 1, vec![TABLE.into()]);
-    let req = s.open_request(settings, TABLE.into());
-    s.push_line_resumed(req, 1, "p".into(), Ok(p), hint);
-    s.end_input(req);
+    let (mut s, req) = one_position(cfg, settings, p, hint, false);
     let (mut records, sent) = run_to_end(&mut s, req);
     assert_eq!(records.len(), 1);
     (records.remove(0), sent)
+}
+
+/// A scheduler configured as `cfg` says, with executors of 2 and 1 threads (that hand
+/// back pieces when asked, with `splits`), and one request for position `p` (with a
+/// resume hint) whose input has ended.
+fn one_position(
+    cfg: Config,
+    settings: Settings,
+    p: Position,
+    hint: Option<u8>,
+    splits: bool,
+) -> (Scheduler, RequestId) {
+    let mut s = Scheduler::new(cfg);
+    for (e, threads) in [(E1, 2), (E2, 1)] {
+        s.add_executor(e, threads, vec![TABLE.into()]);
+        s.set_splits(e, splits);
+    }
+    let req = s.open_request(settings, TABLE.into());
+    s.push_line_resumed(req, 1, "p".into(), Ok(p), hint);
+    s.end_input(req);
+    (s, req)
 }
 
 fn solved(r: &Record) -> &Solved {
@@ -433,12 +449,14 @@ fn a_job_left_out_of_its_executors_heartbeats_for_a_lease_is_lost() {
 }
 
 /// Runs `req` to its end on executors that hand back half of each job asked to split;
-/// the first job that handed back something loses its executor before it answers (its
-/// jobs go back to the queue, and that one is made again from what it kept). Returns the
+/// with `kill`, the first job that handed back something loses its executor before it
+/// answers (its jobs go back to the queue, and that one is made again from what it
+/// kept). Jobs cancelled answer (as a worker's do) once the request is done. Returns the
 /// records, the jobs that handed back, and every job sent.
-fn run_splitting(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, u64, Vec<Job>) {
+fn run_splitting(s: &mut Scheduler, req: RequestId, kill: bool) -> (Vec<Record>, u64, Vec<Job>) {
     let prefixes = prefixes();
     let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
+    let mut cancelled: Vec<(ExecutorId, Job)> = Vec::new();
     let mut kept: std::collections::BTreeMap<(proto::JobId, u32), u32> = Default::default();
     let (mut records, mut sent, mut handed) = (Vec::new(), Vec::new(), 0u64);
     let mut killed = false;
@@ -451,7 +469,11 @@ fn run_splitting(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, u64, Vec<Jo
                     sent.push(job.clone());
                     running.push_back((to, job));
                 }
-                Action::Cancel { job, .. } => running.retain(|(_, j)| j.id != job),
+                Action::Cancel { job, .. } => {
+                    if let Some(i) = running.iter().position(|(_, j)| j.id == job) {
+                        cancelled.extend(running.remove(i));
+                    }
+                }
                 Action::Split { on, job, attempt } => {
                     let held = running
                         .iter()
@@ -474,11 +496,19 @@ fn run_splitting(s: &mut Scheduler, req: RequestId) -> (Vec<Record>, u64, Vec<Jo
         }
         records.extend(s.take_records(req));
         if s.is_done(req) {
+            // What was cancelled or still runs answers late.
+            for (to, job) in cancelled.into_iter().chain(running) {
+                let k = kept.get(&(job.id, job.attempt));
+                s.on_result(
+                    to,
+                    result(&job, Ok(fake::kept_answer(&job, k, false, &prefixes))),
+                );
+            }
             return (records, handed, sent);
         }
         let (to, job) = running.pop_front().expect("a job to answer");
         let k = kept.get(&(job.id, job.attempt));
-        if !killed && k.is_some_and(|&k| k > 0) {
+        if kill && !killed && k.is_some_and(|&k| k > 0) {
             // Its executor dies with it: back to the queue, made again from what it kept.
             killed = true;
             running.retain(|(e, _)| *e != to);
@@ -508,18 +538,12 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
             ..Settings::default()
         };
         let (plain, _) = solve(settings.clone(), p, None);
-        let mut s = Scheduler::new(Config {
+        let cfg = Config {
             jobs_per_slot: 1,
             ..cfg()
-        });
-        for (e, threads) in [(E1, 2), (E2, 1)] {
-            s.add_executor(e, threads, vec![TABLE.into()]);
-            s.set_splits(e, true);
-        }
-        let req = s.open_request(settings, TABLE.into());
-        s.push_line_resumed(req, 1, "p".into(), Ok(p), None);
-        s.end_input(req);
-        let (records, handed, _) = run_splitting(&mut s, req);
+        };
+        let (mut s, req) = one_position(cfg, settings, p, None, true);
+        let (records, handed, _) = run_splitting(&mut s, req, true);
         assert!(handed > 0, "no job handed back anything");
         assert!(
             s.counters().requeued > 0,
@@ -531,5 +555,65 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
             (&a.solutions, a.optimal, a.depth_exhausted, a.stop),
             (&b.solutions, b.optimal, b.depth_exhausted, b.stop)
         );
+    }
+}
+
+/// Every job sent is answered once, split or not: a result accepted, ignored or handed
+/// back for another attempt. A hand-back is not a result: one for a job that ended, or
+/// repeated, is counted on its own (`ignored_handbacks`), so an operator's "every
+/// dispatch answered" (dispatched = done + ignored + requeued) holds with splits.
+#[test]
+fn hand_backs_are_not_counted_as_results() {
+    let p = position_with(14, 12);
+    let cfg = Config {
+        jobs_per_slot: 1,
+        ..cfg()
+    };
+    let (mut s, req) = one_position(cfg, Settings::default(), p, None, true);
+    let (_, handed, sent) = run_splitting(&mut s, req, false);
+    assert!(handed > 0, "no job handed back anything");
+    let c = s.counters();
+    assert!(c.splits > 0 && c.splits_asked >= c.splits, "{c:?}");
+    assert_eq!(c.dispatched, sent.len() as u64);
+    assert_eq!(
+        c.dispatched,
+        c.jobs_done + c.ignored_results + c.requeued,
+        "{c:?}"
+    );
+    // A hand-back for a job long finished: ignored, and not as a result.
+    let late = &sent[0];
+    s.on_handback(
+        E1,
+        proto::Handback {
+            job: late.id,
+            attempt: late.attempt,
+            kept: Some(0),
+        },
+    );
+    let d = s.counters();
+    assert_eq!(d.ignored_handbacks, c.ignored_handbacks + 1);
+    assert_eq!(d.ignored_results, c.ignored_results);
+}
+
+/// Nodes of a depth started early are counted apart (`cubeswarm_nodes_started_early_total`,
+/// and a trace's summary): none without early start; with it, some of the nodes, never
+/// all (the first split depth is never early).
+#[test]
+fn nodes_of_a_depth_started_early_are_counted() {
+    let p = position_with(14, 12);
+    for early_start in [false, true] {
+        let cfg = Config {
+            early_start,
+            jobs_per_slot: 2,
+            ..cfg()
+        };
+        let (mut s, req) = one_position(cfg, Settings::default(), p, None, false);
+        let (records, _) = run_to_end(&mut s, req);
+        assert_eq!(records.len(), 1);
+        let c = s.counters();
+        match early_start {
+            false => assert_eq!(c.early_nodes, 0, "{c:?}"),
+            true => assert!(c.early_nodes > 0 && c.early_nodes < c.nodes, "{c:?}"),
+        }
     }
 }

@@ -25,6 +25,16 @@ pub struct Metrics {
     workers_distrusted: AtomicU64,
     /// Leased jobs a worker's heartbeats did not list for a lease.
     jobs_lost: AtomicU64,
+    /// Running jobs asked to hand back their unstarted pieces.
+    splits_asked: AtomicU64,
+    /// Jobs that handed back pieces.
+    splits: AtomicU64,
+    /// Units and pieces handed back.
+    pieces_handed_back: AtomicU64,
+    /// Hand-backs ignored (late, or for a job not asked).
+    ignored_handbacks: AtomicU64,
+    /// Nodes of accepted jobs of a depth started early.
+    early_nodes: AtomicU64,
     positions: AtomicU64,
     nodes: AtomicU64,
     workers: AtomicU64,
@@ -57,6 +67,11 @@ impl Metrics {
             rejected_results: AtomicU64::new(0),
             workers_distrusted: AtomicU64::new(0),
             jobs_lost: AtomicU64::new(0),
+            splits_asked: AtomicU64::new(0),
+            splits: AtomicU64::new(0),
+            pieces_handed_back: AtomicU64::new(0),
+            ignored_handbacks: AtomicU64::new(0),
+            early_nodes: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             workers: AtomicU64::new(0),
@@ -83,6 +98,11 @@ impl Metrics {
         self.workers_distrusted
             .store(c.distrusted_executors, Relaxed);
         self.jobs_lost.store(c.lost_jobs, Relaxed);
+        self.splits_asked.store(c.splits_asked, Relaxed);
+        self.splits.store(c.splits, Relaxed);
+        self.pieces_handed_back.store(c.pieces_handed_back, Relaxed);
+        self.ignored_handbacks.store(c.ignored_handbacks, Relaxed);
+        self.early_nodes.store(c.early_nodes, Relaxed);
         self.positions.store(c.records, Relaxed);
         self.nodes.store(c.nodes, Relaxed);
         self.workers.store(workers as u64, Relaxed);
@@ -175,6 +195,34 @@ impl Metrics {
             "Jobs whose lease ended with their worker silent.",
             self.lease_expiries.load(Relaxed),
         );
+        put(
+            s,
+            "cubeswarm_splits_asked_total",
+            "counter",
+            "Running jobs asked to hand back the pieces they have not started.",
+            self.splits_asked.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_splits_total",
+            "counter",
+            "Jobs that handed back pieces (each piece went into a new job).",
+            self.splits.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_pieces_handed_back_total",
+            "counter",
+            "Units and pieces handed back by running jobs.",
+            self.pieces_handed_back.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_handbacks_ignored_total",
+            "counter",
+            "Hand-backs ignored (their job had ended, was cancelled or superseded, or was not asked); not results.",
+            self.ignored_handbacks.load(Relaxed),
+        );
     }
 
     /// The results: ignored, refused (and the workers distrusted for it), and lost; and
@@ -221,6 +269,13 @@ impl Metrics {
             "counter",
             "Search nodes in accepted results.",
             self.nodes.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_nodes_started_early_total",
+            "counter",
+            "Of those, nodes of jobs sent while a shallower depth of their position was still being proved empty (a depth started early on idle threads).",
+            self.early_nodes.load(Relaxed),
         );
     }
 

@@ -29,6 +29,7 @@ impl Scheduler {
                 dispatched: 0,
                 listed: 0,
                 asked: false,
+                early: false,
                 predicted_us: 0,
                 handed: None,
             },
@@ -213,6 +214,12 @@ impl Scheduler {
                 })
             }
         };
+        let early = match &j.kind {
+            Kind::Subtrees { seq, depth, .. } => (req.lines.get(*seq))
+                .and_then(|p| p.split.as_ref())
+                .is_some_and(|s| *depth > s.deep.current()),
+            _ => false,
+        };
         let attempt = j.attempt.saturating_add(1);
         let job = Job {
             id,
@@ -227,6 +234,7 @@ impl Scheduler {
         j.dispatched = now;
         j.listed = now;
         j.asked = false;
+        j.early = early;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {
                 if let Some(p) = r.lines.get_mut(seq) {

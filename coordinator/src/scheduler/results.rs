@@ -77,6 +77,9 @@ impl Scheduler {
             self.actions.push(Action::Cancel { on: from, job: id });
         }
         self.counters.jobs_done += 1;
+        if let (true, Ok(JobOutput::Subtrees(rs))) = (job.early, &result.output) {
+            self.counters.early_nodes += rs.iter().map(|r| r.nodes).sum::<u64>();
+        }
         self.apply(job.req, job.kind, result);
     }
 

@@ -133,12 +133,12 @@ impl Scheduler {
     pub fn on_handback(&mut self, from: ExecutorId, h: Handback) {
         self.asking.remove(&h.job);
         let Some(j) = self.jobs.get(&h.job) else {
-            self.counters.ignored_results += 1;
+            self.counters.ignored_handbacks += 1;
             return;
         };
         let asked = j.asked && j.handed.is_none() && j.attempt == h.attempt;
         if j.lease != Some(from) || !asked {
-            self.counters.ignored_results += 1;
+            self.counters.ignored_handbacks += 1;
             return;
         }
         // `None`: it ended there, and its result is on its way.

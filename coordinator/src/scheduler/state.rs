@@ -128,6 +128,9 @@ pub(super) struct JobState {
     pub(super) listed: u64,
     /// Its executor was asked to hand back this attempt's unstarted pieces.
     pub(super) asked: bool,
+    /// This attempt was sent while a shallower depth of its position was still open (a
+    /// depth started early).
+    pub(super) early: bool,
     /// How long it should run, µs, as its depth was cut (0: unknown).
     pub(super) predicted_us: u64,
     /// What it kept when it handed back some of its pieces.

@@ -166,6 +166,12 @@ pub struct Counters {
     pub splits: u64,
     /// Units and pieces handed back (each went into a new job).
     pub pieces_handed_back: u64,
+    /// Nodes of accepted subtree jobs sent while a shallower depth of their position was
+    /// still being proved empty (a depth started early: idle threads took its jobs).
+    pub early_nodes: u64,
+    /// Hand-backs ignored: for a job finished, cancelled or superseded, or not asked.
+    /// (Not results: a job that hands back still answers with one.)
+    pub ignored_handbacks: u64,
 }
 
 /// How far a request has come: cheap enough to poll every second.

@@ -168,6 +168,7 @@ impl Slots {
             end_us: now,
             nodes: r.run.nodes,
             cancelled: false,
+            shape: r.run.shape,
         };
         let result = JobResult {
             id: JobId(id),
@@ -193,6 +194,7 @@ impl Slots {
             end_us: now,
             nodes: nodes.min(r.run.nodes),
             cancelled: true,
+            shape: r.run.shape,
         })
     }
 

@@ -92,6 +92,8 @@ pub(super) struct JobRun {
     pub runs: usize,
     /// Solutions it asks for at most.
     pub want: usize,
+    /// Its units, the longest unit's moves and its piece levels (0s: a shallow job).
+    pub shape: (u32, u8, u8),
 }
 
 /// One piece of a subtree job.
@@ -195,6 +197,7 @@ impl<'t> Recorded<'t> {
                     pieces: Vec::new(),
                     runs: 0,
                     want: 0,
+                    shape: (0, 0, 0),
                     batch: Some(JobOutput::Batch(vec![Ok(PositionResult {
                         line: items.first().map_or(1, |i| i.line),
                         solutions: Vec::new(),
@@ -276,6 +279,11 @@ impl<'t> Recorded<'t> {
             pieces,
             runs,
             want,
+            shape: (
+                w.prefixes.len() as u32,
+                w.prefixes.iter().map(Vec::len).max().unwrap_or(0) as u8,
+                levels,
+            ),
         })
     }
 

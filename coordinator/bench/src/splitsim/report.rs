@@ -19,6 +19,8 @@ pub struct SimJob {
     pub nodes: u64,
     /// Whether a cancellation stopped it.
     pub cancelled: bool,
+    /// Its shape: units, the longest unit's moves, piece levels (0s for a shallow job).
+    pub shape: (u32, u8, u8),
 }
 
 impl SimJob {
@@ -33,6 +35,7 @@ impl SimJob {
             end_us,
             nodes,
             cancelled: false,
+            shape: (0, 0, 0),
         }
     }
 }
