@@ -28,7 +28,7 @@ pub struct RefineArgs {
     #[arg(long)]
     output: PathBuf,
     /// Search threads.
-    #[arg(long, default_value_t = crate::bench_cmd::default_threads())]
+    #[arg(long, default_value_t = frontend::settings::cores())]
     threads: usize,
     /// The share of its depth's nodes a recorded 5-move prefix must hold to be refined,
     /// and a 6-move one to have its 7-move children kept [default: 1/65536].
