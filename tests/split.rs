@@ -35,6 +35,26 @@ fn record(path: &std::path::Path) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// `cubeswarm bench split` of the trace at `path` on 2 workers of 3 threads, which must
+/// succeed: what it printed.
+fn replay_command(path: &std::path::Path) -> String {
+    let o = Command::new(bin())
+        .args([
+            "bench",
+            "split",
+            "--workers",
+            "2",
+            "--threads",
+            "3",
+            "--trace",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 #[test]
 fn a_trace_written_by_solve_replays_to_its_node_count() {
     let dir = scratch("split-trace");
@@ -73,21 +93,7 @@ fn a_trace_written_by_solve_replays_to_its_node_count() {
     assert_eq!(replayed.nodes, recorded);
     assert_eq!(replayed.solutions.len(), trace.header.solutions.len());
     // And through the command: its last line names the configuration.
-    let o = Command::new(bin())
-        .args([
-            "bench",
-            "split",
-            "--workers",
-            "2",
-            "--threads",
-            "3",
-            "--trace",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8_lossy(&o.stdout);
+    let out = replay_command(&path);
     let last = out.lines().last().unwrap_or_default();
     assert!(
         last.starts_with("efficiency ") && last.ends_with(" at 6 threads"),
@@ -155,18 +161,5 @@ fn refine_trace_adds_the_finer_counts_and_changes_nothing_else() {
     }
     assert!(entries > 0, "{stdout}");
     // The refined trace replays.
-    let o = Command::new(bin())
-        .args([
-            "bench",
-            "split",
-            "--workers",
-            "2",
-            "--threads",
-            "3",
-            "--trace",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    replay_command(&out);
 }

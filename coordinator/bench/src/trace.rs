@@ -432,6 +432,27 @@ pub fn moves_text(moves: &[Move]) -> String {
     format_moves(moves)
 }
 
+/// The header of the tests' hand-made traces: "R U" on h48h0k4, split from depth 12.
+#[cfg(test)]
+pub(crate) fn test_header(version: u32) -> Header {
+    Header {
+        version,
+        position: "R U".to_string(),
+        table: "h48h0k4".to_string(),
+        threads: 1,
+        split_depth: 12,
+        lower_bound: 12,
+        shallow_nodes: 0,
+        shallow_micros: 0,
+        optimal: None,
+        solutions: Vec::new(),
+        all_solutions: true,
+        nodes: 0,
+        wall_s: 0.0,
+        node_rate: 1e6,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,22 +462,7 @@ mod tests {
     }
 
     fn header(version: u32) -> Header {
-        Header {
-            version,
-            position: "R U".to_string(),
-            table: "h48h0k4".to_string(),
-            threads: 1,
-            split_depth: 12,
-            lower_bound: 12,
-            shallow_nodes: 0,
-            shallow_micros: 0,
-            optimal: None,
-            solutions: Vec::new(),
-            all_solutions: true,
-            nodes: 0,
-            wall_s: 0.0,
-            node_rate: 1e6,
-        }
+        test_header(version)
     }
 
     /// Depth 14: every 4-move prefix 1 node but "U R F D" (115,000), whose 5-move

@@ -403,20 +403,9 @@ mod tests {
         };
         Trace {
             header: Header {
-                version: VERSION,
-                position: "R U".to_string(),
-                table: "h48h0k4".to_string(),
-                threads: 1,
                 split_depth: 13,
                 lower_bound: 13,
-                shallow_nodes: 0,
-                shallow_micros: 0,
-                optimal: None,
-                solutions: Vec::new(),
-                all_solutions: true,
-                nodes: 0,
-                wall_s: 0.0,
-                node_rate: 1e6,
+                ..crate::trace::test_header(VERSION)
             },
             depths: BTreeMap::from([(13, d13), (14, d14)]),
             jobs: Vec::new(),
