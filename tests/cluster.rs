@@ -59,14 +59,7 @@ fn one_optimal_scramble_split_over_three_workers_is_proved() {
     let _g = serial();
     let tables = tables_dir();
     let dir = scratch("optimal");
-    let known =
-        std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt")).unwrap();
-    let (len, scramble) = known
-        .lines()
-        .find(|l| !l.starts_with('#'))
-        .and_then(|l| l.split_once('|'))
-        .map(|(n, s)| (n.trim().parse::<usize>().unwrap(), s.trim().to_string()))
-        .unwrap();
+    let (len, scramble) = known_optimal().into_iter().next().unwrap();
     let (c, url) = coordinator(&dir, &[]);
     let ws: Vec<Proc> = (1..=3)
         .map(|i| {
@@ -586,14 +579,8 @@ fn a_worker_killed_after_it_handed_back_pieces_loses_nothing() {
     let _g = serial();
     let tables = tables_dir();
     let dir = scratch("handback");
-    let known =
-        std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt")).unwrap();
     // The 16-mover: a few seconds over three single-thread workers.
-    let (len, scramble) = known
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('|'))
-        .map(|(n, s)| (n.trim().parse::<usize>().unwrap(), s.trim().to_string()))
+    let (len, scramble) = (known_optimal().into_iter())
         .max_by_key(|(n, _)| *n)
         .unwrap();
     let (_c, url) = coordinator(&dir, &["--lease", "2", "--heartbeat", "0.25"]);

@@ -215,6 +215,17 @@ pub fn client(args: &[&str]) -> (std::process::ExitStatus, String, String) {
     )
 }
 
+/// The scrambles of `worker/tests/data/known_optimal.txt` with their optimal lengths, in
+/// file order.
+pub fn known_optimal() -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(root().join("worker/tests/data/known_optimal.txt")).unwrap();
+    (text.lines())
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('|'))
+        .map(|(n, s)| (n.trim().parse::<usize>().unwrap(), s.trim().to_string()))
+        .collect()
+}
+
 pub fn spawn_client(dir: &Path, name: &str, args: &[&str]) -> Proc {
     Proc::start(name, dir, args, &[])
 }
