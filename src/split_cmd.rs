@@ -48,6 +48,10 @@ pub struct SplitArgs {
     /// Do not start depth d+1 before d is proved empty.
     #[arg(long)]
     no_early_start: bool,
+    /// A worker's free thread does not join its running jobs (one job per thread, as
+    /// workers ran before they shared jobs).
+    #[arg(long)]
+    no_share: bool,
     /// Cut a symmetric position into every prefix (a trace recorded with
     /// `solve --no-symmetry`); by default one per orbit, as `solve` does.
     #[arg(long)]
@@ -106,6 +110,7 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
             .map(|h| h.max(1)),
         node_rate: a.rate,
         max_solutions: if a.all { None } else { Some(1) },
+        share: !a.no_share,
         config,
     };
     let h = &trace.header;

@@ -34,6 +34,12 @@ pub trait Executor {
     fn can_split(&self) -> bool {
         false
     }
+    /// Whether its threads share a job's pieces: a thread with no job to start helps a
+    /// running subtree job, so that fewer jobs than threads still keep every thread busy
+    /// (a worker's `RunnerOptions::share_jobs`).
+    fn shares_jobs(&self) -> bool {
+        false
+    }
     /// Asks it to hand back what attempt `attempt` of `job` has not started: the answer
     /// now (an executor in this process), or `None` when it comes later as an
     /// [`ExecutorEvent::Handback`] (over a stream).

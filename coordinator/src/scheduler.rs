@@ -187,6 +187,7 @@ impl Scheduler {
                 lease_renewed: self.now,
                 distrusted: false,
                 splits: false,
+                shares: false,
                 threads: 0,
             },
         );

@@ -64,6 +64,9 @@ pub struct SplitOptions {
     pub node_rate: Option<f64>,
     /// Solutions asked for (`None`: all optimal ones).
     pub max_solutions: Option<u32>,
+    /// Whether an executor's free thread joins its running jobs when none waits (as a
+    /// worker's do, `RunnerOptions::share_jobs`), or sits idle (as before they did).
+    pub share: bool,
     /// The scheduler's configuration (its `split_depth` is the trace's).
     pub config: Config,
 }
@@ -78,6 +81,7 @@ impl Default for SplitOptions {
             heartbeat_us: None,
             node_rate: None,
             max_solutions: Some(1),
+            share: true,
             config: Config::default(),
         }
     }
@@ -155,7 +159,7 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
     let (workers, threads) = (opts.workers.max(1), opts.threads.max(1));
     let outbox = Outbox::default();
     let seen = RefCell::new(Seen::default());
-    let slots = Slots::new(workers, threads, rate);
+    let slots = Slots::new(workers, threads, rate, opts.share);
     let driver = opened(h, opts, position, &slots, &outbox, &seen);
     // The replay (its driver holds the request's client) ends before `seen` is read.
     let (log, wall, optimal) = {
@@ -227,6 +231,7 @@ fn opened<'a>(
             id,
             threads: opts.threads.max(1),
             queue_ahead: opts.queue_ahead,
+            share: opts.share,
             outbox,
         };
         driver.join(id, Box::new(handle));
@@ -317,8 +322,10 @@ impl Replay<'_> {
                 break;
             };
             self.take(ev, open);
-            for (e, id, end) in self.slots.start_waiting(self.now, &mut self.recorded)? {
-                self.events.push(end, Ev::Finish(e, id));
+            let recorded = &mut self.recorded;
+            self.slots.fill(self.now, &mut |j| recorded.run(j))?;
+            for (at, ev) in self.slots.take_due() {
+                self.events.push(at, ev);
             }
         }
         Ok(())
@@ -349,8 +356,9 @@ impl Replay<'_> {
         let (now, lat) = (self.now, self.latency);
         match ev {
             Ev::Arrive(e, job) => self.slots.arrive(e, job),
-            Ev::Finish(e, id) => {
-                if let Some((job, result, solves)) = self.slots.finish(e, id, now) {
+            Ev::Leave(e) => self.slots.leave(e, now),
+            Ev::Free(e, id, lane, v) => {
+                if let Some((job, result, solves)) = self.slots.free(e, id, lane, v, now) {
                     if solves && self.log.first_solution.is_none() {
                         self.log.first_solution = Some(now);
                     }
@@ -364,10 +372,7 @@ impl Replay<'_> {
             }
             Ev::Cancel(e, id) => self.log.jobs.extend(self.slots.cancel(e, id, now)),
             Ev::Split(e, id, attempt) => {
-                let (h, end) = self.slots.split(e, id, attempt, now);
-                if let Some(end) = end {
-                    self.events.push(end, Ev::Finish(e, id));
-                }
+                let h = self.slots.split(e, id, attempt, now);
                 self.log.splits += u64::from(h.kept.is_some());
                 self.events.push(now + lat, Ev::Handback(e, h));
             }
@@ -399,12 +404,12 @@ fn idle(idle: &mut Idle, span: u64, driver: &Driver<'_>, slots: &Slots, optimal:
         return;
     }
     let span = span as f64;
-    let (running, waiting) = slots.held();
+    let (busy, held) = slots.held();
     let (sched_running, _) = driver.scheduler().job_counts();
     let total = slots.threads_in_all() as f64;
     // Held by the scheduler, not (or no longer) by an executor: on the wire.
-    let wire = (sched_running.saturating_sub(running + waiting) as f64).min(total - running as f64);
-    let free = (total - running as f64 - wire).max(0.0);
+    let wire = (sched_running.saturating_sub(held) as f64).min(total - busy as f64);
+    let free = (total - busy as f64 - wire).max(0.0);
     idle.dispatch += wire * span;
     let deepening = driver.requests().first().and_then(|r| r.deepening);
     match deepening {

@@ -77,10 +77,12 @@ fn timings(jobs: &[SimJob]) -> Vec<SimJob> {
 #[test]
 fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     let trace = hand_trace();
+    // One job a thread, as workers ran before their threads shared jobs.
     let opts = SplitOptions {
         workers: 1,
         threads: 2,
         latency_us: 1_000,
+        share: false,
         config: Config {
             jobs_per_slot: 1,
             early_start: false,
@@ -139,6 +141,45 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     assert!(r.to_string().ends_with("efficiency 0.417 at 2 threads"));
 }
 
+#[test]
+fn threads_that_share_jobs_take_a_small_depth_in_a_job_per_executor() {
+    // 4 workers of 4 threads. Depth 13 is predicted to hold nothing (no depth was
+    // searched whole yet): one job a slot for threads that do not share, one an executor
+    // for threads that do; and with them job 5's two heavy pieces run side by side.
+    let trace = hand_trace();
+    let opts = |share| SplitOptions {
+        workers: 4,
+        threads: 4,
+        latency_us: 1_000,
+        share,
+        config: Config {
+            jobs_per_slot: 1,
+            early_start: false,
+            ..Config::default()
+        },
+        ..SplitOptions::default()
+    };
+    // The jobs the depth was cut into when it started (pieces handed back later make
+    // more).
+    let depth_jobs = |r: &benchtools::splitsim::SplitReport, d: u8| {
+        let of = || r.jobs.iter().filter(|j| j.depth == d);
+        let first = of().map(|j| j.start_us).min();
+        of().filter(|j| Some(j.start_us) == first).count()
+    };
+    let apart = replay(&trace, &opts(false)).unwrap();
+    let shared = replay(&trace, &opts(true)).unwrap();
+    assert_eq!(depth_jobs(&apart, 13), 16);
+    assert_eq!(depth_jobs(&shared, 13), 4);
+    assert_eq!(shared.solutions, trace.solutions());
+    assert_eq!(shared.nodes, apart.nodes);
+    assert!(
+        shared.wall_us < apart.wall_us,
+        "{} vs {}",
+        shared.wall_us,
+        apart.wall_us
+    );
+}
+
 /// One worker of one thread holding `queue_ahead` jobs more, 1 ms latency, one job per
 /// slot, early start off.
 fn queued_opts(queue_ahead: usize) -> SplitOptions {
@@ -147,6 +188,7 @@ fn queued_opts(queue_ahead: usize) -> SplitOptions {
         threads: 1,
         queue_ahead,
         latency_us: 1_000,
+        share: false,
         config: Config {
             jobs_per_slot: 1,
             early_start: false,
@@ -235,6 +277,7 @@ fn early_opts(threads: usize) -> SplitOptions {
         workers: 1,
         threads,
         latency_us: 1_000,
+        share: false,
         config: Config {
             jobs_per_slot: 1,
             ..Config::default()

@@ -196,6 +196,7 @@ impl<'s> Driver<'s> {
         self.stats.joined(id, &exec.name(), threads, self.now);
         self.sched.add_executor(id, exec.capacity(), exec.tables());
         self.sched.set_splits(id, exec.can_split());
+        self.sched.set_shares(id, exec.shares_jobs());
         self.sched.set_threads(id, threads as usize);
         self.executors.insert(
             id,

@@ -104,6 +104,11 @@ struct DepthState {
     nodes: u64,
 }
 
+/// Depths beyond the current one that may be started early: two, so that a small depth
+/// costs no round trip of its own (depth d+2 goes out while d+1's jobs run and d's
+/// results come back).
+pub const EARLY_AHEAD: u8 = 2;
+
 /// The deepening state of one split position.
 #[derive(Debug)]
 pub struct Deep {
@@ -131,7 +136,7 @@ pub struct Deep {
     split: BTreeSet<u32>,
     /// The deepest depth proved empty by subtree jobs, and its nodes (sizes the next).
     last_full: Option<(u8, u64)>,
-    /// Depths with jobs: `current` and at most one started early.
+    /// Depths with jobs: `current` and at most [`EARLY_AHEAD`] started early.
     depths: BTreeMap<u8, DepthState>,
     /// Nodes and lookups over every accepted job of the position.
     nodes: u64,
@@ -336,15 +341,25 @@ impl Deep {
         self.depths.entry(depth).or_default().open.insert(id);
     }
 
-    /// The next depth to start early, if the current one is not finishing already.
+    /// The next depth to start early: the first not started, at most [`EARLY_AHEAD`]
+    /// beyond the current one, while no depth from the current one on has found a
+    /// solution (then the current one is finishing already).
     pub fn early_candidate(&self, settings: &Settings) -> Option<u8> {
-        let cur = self.depths.get(&self.current)?;
-        let next = self.current.checked_add(1)?;
-        let ok = !self.timed_out
-            && cur.found.is_empty()
-            && next <= settings.max_length
-            && !self.depths.contains_key(&next);
-        ok.then_some(next)
+        if self.timed_out || !self.depths.contains_key(&self.current) {
+            return None;
+        }
+        let last = self
+            .current
+            .saturating_add(EARLY_AHEAD)
+            .min(settings.max_length);
+        for d in self.current..=last {
+            match self.depths.get(&d) {
+                Some(s) if !s.found.is_empty() => return None,
+                Some(_) => {}
+                None => return Some(d),
+            }
+        }
+        None
     }
 
     /// Takes in an accepted subtree job's results. `prefixes` are the job's prefix

@@ -232,6 +232,8 @@ impl Scheduler {
     /// Makes the subtree jobs of `depth` for a split position.
     pub(super) fn make_depth_jobs(&mut self, key: PosKey, depth: u8) {
         let slots = self.executors.capacity().max(1);
+        let workers = self.executors.len().max(1);
+        let shares = self.executors.values().all(|e| e.shares);
         let groups = {
             let cfg = self.cfg.clone();
             let pace = &self.pace;
@@ -250,7 +252,18 @@ impl Scheduler {
                 cfg.jobs_per_slot,
                 cfg.job_round_trips,
             );
-            split.deep.groups(depth, slots, per_slot, cfg.job_nodes)
+            // Executors whose threads share a job need no job per slot: a depth too
+            // small for one of `job_round_trips` round trips per slot is cut into fewer
+            // (one per executor at least), so that the depths started early beside it
+            // fit in the executors' room at once.
+            let cut_for = match (shares, pace.min_job(cfg.job_round_trips)) {
+                (true, m) if m > 0.0 => {
+                    let fit = split.deep.predicted_nodes(depth) / m;
+                    (fit as usize).clamp(workers.min(slots), slots)
+                }
+                _ => slots,
+            };
+            split.deep.groups(depth, cut_for, per_slot, cfg.job_nodes)
         };
         let splits = self.executors.values().any(|e| e.splits);
         for (g, (prefixes, nodes)) in groups.into_iter().enumerate() {

@@ -23,6 +23,9 @@ pub(crate) struct ExecState {
     pub distrusted: bool,
     /// It hands back a running job's unstarted pieces when asked.
     pub splits: bool,
+    /// Its threads share a job's pieces: a thread with no job of its own helps a running
+    /// one, so one job keeps all of them busy.
+    pub shares: bool,
     /// Jobs it runs at once (its capacity less the jobs it queues ahead); 0: as many
     /// as its capacity.
     pub threads: usize,
@@ -229,6 +232,7 @@ mod tests {
             lease_renewed: renewed,
             distrusted: false,
             splits: false,
+            shares: false,
             threads: 0,
         }
     }

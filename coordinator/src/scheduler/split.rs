@@ -56,6 +56,12 @@ impl Scheduler {
         self.executors.update(id, |e| e.splits = splits);
     }
 
+    /// Executor `id`'s threads share its jobs' pieces (or not): see
+    /// [`Executor::shares_jobs`](crate::executor::Executor::shares_jobs).
+    pub fn set_shares(&mut self, id: ExecutorId, shares: bool) {
+        self.executors.update(id, |e| e.shares = shares);
+    }
+
     /// Executor `id` runs `threads` jobs at once (its capacity less the jobs it queues
     /// ahead): a job sent to it beyond them waits for one. 0: all of its capacity.
     pub fn set_threads(&mut self, id: ExecutorId, threads: usize) {

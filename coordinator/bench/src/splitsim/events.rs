@@ -9,8 +9,11 @@ use std::collections::BinaryHeap;
 pub(super) enum Ev {
     /// A job reaches its executor.
     Arrive(ExecutorId, Job),
-    /// A job's run ends on its slot.
-    Finish(ExecutorId, u64),
+    /// A thread (lane) of a job (id) runs out of its pieces, as a version of the job's
+    /// future foresaw (stale when the job changed since).
+    Free(ExecutorId, u64, u64, u64),
+    /// A helper thread of an executor is due to leave its job for a waiting one.
+    Leave(ExecutorId),
     /// A result reaches the coordinator.
     Result(ExecutorId, JobResult),
     /// A cancellation reaches its executor.
