@@ -12,7 +12,8 @@
 //!   files before a search.
 //! - [`runner`]: [`Engines`] (the opened solvers by table name), [`run_job`] (one
 //!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
-//!   [`JobRunner`] (a rayon pool running submitted jobs, cancellable by id).
+//!   [`JobRunner`] (a pool of threads running submitted jobs, cancellable by id, a free
+//!   thread helping a running subtree job).
 //! - [`scramble`]: random-state scrambles (the WCA's filter, reproducible by seed), each
 //!   a two-phase solution of its state's inverse.
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
@@ -49,7 +50,7 @@ pub use error::Error;
 pub use h48::H48Solver;
 pub use runner::{
     run_job, run_job_counted, run_job_split, run_job_with, Engines, JobRunner, PieceCursor,
-    ResultSink, RunnerOptions,
+    ResultSink, RunnerOptions, ShareEvent, ShareHook,
 };
 pub use scramble::{Scramble, ScrambleError, Scrambler};
 pub use stop::StopToken;

@@ -1,6 +1,7 @@
 //! The executor: `run_job` for batch and subtree jobs (typed errors, order, budgets,
 //! subtree accounting) and the `JobRunner` pool (results once per job, cancellation by
-//! id). Every solution returned is checked to solve its position.
+//! id, subtree jobs shared between its threads). Every solution returned is checked to
+//! solve its position.
 //!
 //! Run: `cargo test -p cubeswarm-worker --test runner` (uses the cached test tables).
 
@@ -21,7 +22,7 @@ use tables::progress::Silent;
 use tables::{parse_moves, Cube, Move, Position, SplitMix64};
 use worker::{
     catalog, run_job, run_job_split, run_job_with, Engines, Error, JobRunner, PieceCursor,
-    RunnerOptions, StopToken, TableMemory,
+    RunnerOptions, ShareEvent, StopToken, TableMemory,
 };
 
 const SUPERFLIP: &str = "U R2 F B R B2 R U2 L B2 R U' D' R2 F R' L B2 U2 F2";
@@ -514,6 +515,7 @@ fn executor_counts_a_running_jobs_nodes_as_its_subtrees_finish() {
 fn panicking_on(target: Position) -> RunnerOptions {
     RunnerOptions {
         before_position: Some(worker::failpoint::panic_on(target)),
+        ..RunnerOptions::default()
     }
 }
 
@@ -745,4 +747,266 @@ fn executor_split_of_a_queued_job_hands_back_everything() {
     let second = got.into_iter().find(|r| r.id == JobId(2)).unwrap();
     assert_eq!(subtree_output(second), Vec::new());
     assert_eq!(exec.split(JobId(2), 1), None, "ended");
+}
+
+/// An executor of `threads` threads, sharing subtree jobs when `share`, whose results
+/// and share events arrive on channels. The starter of a shared job waits (within
+/// [`WAIT`]) until another thread has joined it before it claims a piece, so that every
+/// job is shared whatever the machine's load (the runner must have a free thread).
+fn sharing_executor(
+    threads: usize,
+    share: bool,
+) -> (
+    JobRunner,
+    mpsc::Receiver<JobResult>,
+    mpsc::Receiver<ShareEvent>,
+) {
+    let (tx, rx) = mpsc::channel();
+    let tx = std::sync::Mutex::new(tx);
+    let sink = Arc::new(move |r: JobResult| {
+        if let Ok(tx) = tx.lock() {
+            let _ = tx.send(r);
+        }
+    });
+    let (etx, erx) = mpsc::channel();
+    let etx = std::sync::Mutex::new(etx);
+    let joins = (
+        std::sync::Mutex::new(BTreeSet::new()),
+        std::sync::Condvar::new(),
+    );
+    let options = RunnerOptions {
+        share_jobs: share,
+        on_share: Some(Arc::new(move |e| {
+            let (seen, changed) = &joins;
+            match e {
+                ShareEvent::Joined(id) => {
+                    seen.lock().unwrap().insert(id);
+                    changed.notify_all();
+                }
+                ShareEvent::Listed(id) => {
+                    let seen = seen.lock().unwrap();
+                    let _ = changed.wait_timeout_while(seen, WAIT, |s| !s.contains(&id));
+                }
+                ShareEvent::Ended { .. } => {}
+            }
+            if let Ok(tx) = etx.lock() {
+                let _ = tx.send(e);
+            }
+        })),
+        ..RunnerOptions::default()
+    };
+    let ex = JobRunner::with_options(threads, engines(), sink, options).unwrap();
+    (ex, rx, erx)
+}
+
+/// The threads that searched job `id`, from its `Ended` event (its `Joined` events are
+/// skipped).
+fn searchers_of(events: &mpsc::Receiver<ShareEvent>, id: JobId) -> usize {
+    loop {
+        match events.recv_timeout(WAIT).expect("the job's end is told") {
+            ShareEvent::Ended { job, searchers } if job == id => return searchers,
+            _ => {}
+        }
+    }
+}
+
+/// Whether job `id` was joined by a helper (`true`) or ended first (`false`).
+fn joined(events: &mpsc::Receiver<ShareEvent>, id: JobId) -> bool {
+    loop {
+        match events.recv_timeout(WAIT).expect("an event of the job") {
+            ShareEvent::Joined(job) if job == id => return true,
+            ShareEvent::Ended { job, .. } if job == id => return false,
+            _ => {}
+        }
+    }
+}
+
+/// A 14-mover at its optimal depth, every 2-move prefix cut into its pieces one move
+/// longer (some 3,000 of them): a tenth of a second on one thread.
+fn fourteen_mover_pieces() -> SubtreeWork {
+    let p = position("R U R' U' F2 D L' B D2 R' F U' R2 L2");
+    SubtreeWork {
+        pieces: 1,
+        ..subtree_work(p, 14, sequences(2))
+    }
+}
+
+/// Superflip's 43,254 4-move subtrees at depth 15: each is quick, all of them far more
+/// work than a test waits for.
+fn long_work() -> SubtreeWork {
+    subtree_work(position(SUPERFLIP), 15, sequences(4))
+}
+
+/// A subtree job on a runner with nothing else to do is searched by more than one of its
+/// threads, and its result is the one thread's, prefix by prefix (nodes, solutions,
+/// stops); with sharing off it is searched by one thread, with the same result.
+#[test]
+fn executor_a_shared_subtree_job_answers_what_one_thread_answers() {
+    let work = fourteen_mover_pieces();
+    let alone = subtree_output(run(&subtrees(1, work.clone())));
+    assert_eq!(alone.len(), 243);
+    assert!(alone.iter().any(|r| !r.solutions.is_empty()));
+    let (ex, rx, events) = sharing_executor(3, true);
+    let mut shared = false;
+    // A helper joins before the starter claims (see `sharing_executor`); whether both
+    // end up searching pieces is up to the scheduler: try until they did.
+    for id in 1..=20 {
+        ex.submit(subtrees(id, work.clone()));
+        let r = rx.recv_timeout(WAIT).expect("a result");
+        assert_eq!(r.id, JobId(id));
+        assert_eq!(subtree_output(r), alone, "job {id}");
+        if searchers_of(&events, JobId(id)) > 1 {
+            shared = true;
+            break;
+        }
+    }
+    assert!(shared, "no job was searched by two threads in 20 tries");
+    assert_eq!(ex.pending(), 0);
+
+    let (ex, rx, events) = sharing_executor(2, false);
+    ex.submit(subtrees(30, work.clone()));
+    let r = rx.recv_timeout(WAIT).expect("a result");
+    assert_eq!(subtree_output(r), alone);
+    assert!(events.try_recv().is_err(), "nothing is shared");
+}
+
+/// A shared job asked for one solution, among prefixes that hold several (the
+/// checkerboard's six optimal solutions, in a few of its 3-move prefixes, put last so that
+/// both threads are searching when they come), returns exactly one, verified; its subtree
+/// says it stopped there.
+#[test]
+fn executor_a_shared_job_counts_its_solutions_over_all_its_threads() {
+    let checkerboard = position("R2 L2 U2 D2 F2 B2");
+    let all = subtree_work(checkerboard, 6, sequences(3));
+    let every = subtree_output(run(&subtrees(1, all.clone())));
+    assert_eq!(every.iter().map(|r| r.solutions.len()).sum::<usize>(), 6);
+    let holds = |i: usize| {
+        every
+            .iter()
+            .any(|r| r.prefix as usize == i && !r.solutions.is_empty())
+    };
+    let (holders, empty): (Vec<_>, Vec<_>) = (all.prefixes.iter().enumerate())
+        .map(|(i, p)| (p.clone(), holds(i)))
+        .partition(|(_, holds)| *holds);
+    let prefixes = (empty.into_iter().chain(holders)).map(|(p, _)| p).collect();
+    let first = SubtreeWork {
+        max_solutions: Some(1),
+        pieces: 1,
+        ..subtree_work(checkerboard, 6, prefixes)
+    };
+    let (ex, rx, events) = sharing_executor(4, true);
+    let mut shared = false;
+    for id in 1..=20 {
+        ex.submit(subtrees(id, first.clone()));
+        let r = subtree_output(rx.recv_timeout(WAIT).expect("a result"));
+        check_subtrees(&first, &r);
+        assert_eq!(r.iter().map(|r| r.solutions.len()).sum::<usize>(), 1);
+        let holder = r.iter().find(|r| !r.solutions.is_empty()).unwrap();
+        assert_eq!(holder.stop, Stop::Completed);
+        if searchers_of(&events, JobId(id)) > 1 {
+            shared = true;
+            break;
+        }
+    }
+    assert!(shared, "no job was searched by two threads in 20 tries");
+}
+
+/// A split of a job that helpers are searching answers `k`, and the job's result is
+/// exactly that of one thread handed back from piece `k`.
+#[test]
+fn executor_a_split_stops_every_thread_of_a_shared_job_at_one_piece() {
+    let work = fourteen_mover_pieces();
+    let (ex, rx, events) = sharing_executor(3, true);
+    for id in 1..=20 {
+        let job = subtrees(id, work.clone());
+        ex.submit(job.clone());
+        let k = if joined(&events, JobId(id)) {
+            ex.split(JobId(id), 1)
+        } else {
+            None
+        };
+        let r = rx.recv_timeout(WAIT).expect("a result");
+        let Some(k) = k else {
+            // It ended before a helper joined, or before the split: again.
+            continue;
+        };
+        let got = subtree_output(r);
+        check_subtrees(&work, &got);
+        let replay = run_job_split(
+            &engines(),
+            &job,
+            &StopToken::new(),
+            &AtomicU64::new(0),
+            &RunnerOptions::default(),
+            &PieceCursor::handing_back_from(k),
+        );
+        assert_eq!(got, subtree_output(replay), "handed back from piece {k}");
+        assert_eq!(ex.split(JobId(id), 1), None, "ended");
+        return;
+    }
+    panic!("no job was split while shared in 20 tries");
+}
+
+/// A cancelled shared job sends one result, every subtree in flight stopped; a runner
+/// dropped after `cancel_all` runs the job still queued, sends every result and lets its
+/// threads end (its sink is let go).
+#[test]
+fn executor_a_cancelled_shared_job_reports_once_and_a_dropped_runner_ends() {
+    let (ex, rx, events) = sharing_executor(2, true);
+    let work = long_work();
+    ex.submit(subtrees(1, work.clone()));
+    assert!(joined(&events, JobId(1)), "a helper joins the long job");
+    assert!(ex.cancel(JobId(1)));
+    let r = rx.recv_timeout(WAIT).expect("a result after the cancel");
+    assert_eq!(r.id, JobId(1));
+    let r = subtree_output(r);
+    check_subtrees(&work, &r);
+    assert!(r.len() < work.prefixes.len());
+    assert!(r.iter().all(|r| r.solutions.is_empty()));
+    assert!(r
+        .iter()
+        .all(|r| r.stop == Stop::Cancelled || r.stop == Stop::Exhausted));
+    // Its end is told (some threads may have been cancelled before any piece ended).
+    let _ = searchers_of(&events, JobId(1));
+    assert!(
+        rx.recv_timeout(Duration::from_millis(200)).is_err(),
+        "one result"
+    );
+    assert_eq!(ex.pending(), 0);
+
+    ex.submit(subtrees(2, work.clone()));
+    assert!(joined(&events, JobId(2)));
+    ex.cancel_all();
+    ex.submit(batch(3, "twophase", two_phase(20), &[position("R U F")]));
+    drop(ex);
+    let mut got: Vec<JobResult> = (0..2)
+        .map(|_| rx.recv_timeout(WAIT).expect("every job sends its result"))
+        .collect();
+    got.sort_by_key(|r| r.id);
+    check_subtrees(&work, &subtree_output(got[0].clone()));
+    assert_eq!(batch_output(got[1].clone())[0].solutions.len(), 1);
+    assert!(
+        matches!(
+            rx.recv_timeout(WAIT),
+            Err(mpsc::RecvTimeoutError::Disconnected)
+        ),
+        "the threads end and let the sink go"
+    );
+}
+
+/// A job submitted while the threads share a long job starts before the long one ends:
+/// the helper leaves it for the job waiting.
+#[test]
+fn executor_a_waiting_job_starts_before_threads_help() {
+    let (ex, rx, events) = sharing_executor(2, true);
+    ex.submit(subtrees(1, long_work()));
+    assert!(joined(&events, JobId(1)), "a helper joins the long job");
+    ex.submit(batch(2, "twophase", two_phase(20), &[position("R U F")]));
+    let r = rx.recv_timeout(WAIT).expect("the short job's result");
+    assert_eq!(r.id, JobId(2), "the short job is not starved");
+    assert_eq!(batch_output(r)[0].solutions.len(), 1);
+    assert!(ex.cancel(JobId(1)));
+    let r = rx.recv_timeout(WAIT).expect("the long job's result");
+    assert_eq!(r.id, JobId(1));
+    check_subtrees(&long_work(), &subtree_output(r));
 }

@@ -178,6 +178,7 @@ fn a_panicking_line_is_an_error_record_and_the_run_finishes() {
         before_position: Some(worker::failpoint::panic_on(
             tables::Position::parse(bad).unwrap(),
         )),
+        ..worker::RunnerOptions::default()
     };
     let pool = Embedded::with_engine(engine, options)
         .executors(2, 1)
