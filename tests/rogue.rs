@@ -83,6 +83,7 @@ fn spawn_rogue(url: String, how: Rogue, batch: u64, sent: Arc<AtomicU64>) {
                 version: proto::VERSION.to_string(),
                 protocol: proto::PROTOCOL,
                 splits: false,
+                shares: false,
             };
             out.send(msg(worker_message::Msg::Hello(hello)))
                 .await

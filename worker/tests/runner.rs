@@ -1010,3 +1010,70 @@ fn executor_a_waiting_job_starts_before_threads_help() {
     assert_eq!(r.id, JobId(1));
     check_subtrees(&long_work(), &subtree_output(r));
 }
+
+/// Polls until job `id` has searched nodes on `ex` (it runs), under a generous bound.
+fn wait_running(ex: &JobRunner, id: JobId) {
+    let start = std::time::Instant::now();
+    while ex.nodes_so_far(id).unwrap_or(0) == 0 {
+        assert!(start.elapsed() < WAIT, "job {id:?} never ran");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// A shallower depth goes first: the one thread leaves a deep job it started for a
+/// shallower job submitted after it, then takes the deep job up again where it left it,
+/// which still answers every prefix it claimed.
+#[test]
+fn executor_a_thread_leaves_a_deeper_job_for_a_shallower_one_and_comes_back() {
+    let (ex, rx) = executor(1);
+    assert!(ex.shares_jobs());
+    ex.submit(subtrees(1, long_work()));
+    wait_running(&ex, JobId(1));
+    ex.submit(subtrees(2, fourteen_mover_pieces()));
+    let r = rx.recv_timeout(WAIT).expect("the shallow job's result");
+    assert_eq!(r.id, JobId(2), "depth 14 ends before depth 15");
+    check_subtrees(&fourteen_mover_pieces(), &subtree_output(r));
+    let before = ex
+        .nodes_so_far(JobId(1))
+        .expect("the deep job is still held");
+    let start = std::time::Instant::now();
+    while ex.nodes_so_far(JobId(1)).unwrap_or(0) == before {
+        assert!(start.elapsed() < WAIT, "the deep job is taken up again");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(ex.cancel(JobId(1)));
+    let r = rx.recv_timeout(WAIT).expect("the deep job's result");
+    assert_eq!(r.id, JobId(1));
+    check_subtrees(&long_work(), &subtree_output(r));
+}
+
+/// A job left by its thread for a shallower one and cancelled while no thread searches
+/// it still sends its result, once: the next free thread closes it.
+#[test]
+fn executor_a_job_cancelled_while_no_thread_searches_it_still_reports() {
+    let (ex, rx) = executor(1);
+    ex.submit(subtrees(1, long_work()));
+    wait_running(&ex, JobId(1));
+    let shallow = || subtree_work(position(SUPERFLIP), 14, sequences(4));
+    ex.submit(subtrees(2, shallow()));
+    wait_running(&ex, JobId(2));
+    assert!(ex.cancel(JobId(1)));
+    assert!(ex.cancel(JobId(2)));
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let r = rx.recv_timeout(WAIT).expect("a result");
+        let work = if r.id == JobId(1) {
+            long_work()
+        } else {
+            shallow()
+        };
+        ids.push(r.id);
+        check_subtrees(&work, &subtree_output(r));
+    }
+    ids.sort();
+    assert_eq!(ids, vec![JobId(1), JobId(2)]);
+    assert!(
+        rx.recv_timeout(Duration::from_millis(200)).is_err(),
+        "one result each"
+    );
+}

@@ -315,6 +315,9 @@ impl Executor for Local {
     fn can_split(&self) -> bool {
         true
     }
+    fn shares_jobs(&self) -> bool {
+        self.exec.shares_jobs()
+    }
     fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
         let kept = self.exec.split(job, attempt);
         Some(proto::Handback { job, attempt, kept })

@@ -45,6 +45,8 @@ pub struct RemoteWorker {
     host: String,
     /// It answers a split request (its Hello said so).
     splits: bool,
+    /// Its threads share a job's pieces (its Hello said so).
+    shares: bool,
 }
 
 impl RemoteWorker {
@@ -72,6 +74,9 @@ impl Executor for RemoteWorker {
     }
     fn can_split(&self) -> bool {
         self.splits
+    }
+    fn shares_jobs(&self) -> bool {
+        self.shares
     }
     fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
         self.send(ToWorker::Split(w::SplitJob {
@@ -229,6 +234,7 @@ impl workers_server::Workers for WorkersSvc {
             tables,
             host,
             splits: hello.splits,
+            shares: hello.shares,
         };
         self.0.post(Event::Joined(id, Box::new(worker)))?;
         let shared = self.0.clone();

@@ -263,6 +263,8 @@ pub async fn serve(
         version: proto::VERSION.to_string(),
         protocol: proto::PROTOCOL,
         splits: true,
+        // Its runner shares jobs (`RunnerOptions::share_jobs`, on from the environment).
+        shares: crate::RunnerOptions::default().share_jobs,
     };
     let link = Link {
         options,

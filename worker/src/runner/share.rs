@@ -2,15 +2,19 @@
 //! shared by the threads that have nothing to start.
 //!
 //! # How a thread chooses its work
-//! Each of the pool's threads loops: it starts the oldest job submitted and not started,
-//! if any; else it joins the running subtree job with the most pieces not claimed (ties:
-//! the one submitted first) and searches pieces of it; else it sleeps until a job is
-//! submitted, a subtree job starts, or the runner is dropped (then, once no job is
-//! queued, it ends). A thread that joined a job it did not start (a helper) stops
-//! claiming its pieces as soon as a job waits to start, finishes the pieces it claimed
-//! and goes back to the loop; the thread that started a job claims its pieces until none
-//! is left to claim, so a job never waits for helpers that may not come. Batch jobs are
-//! never shared, nor is anything with [`RunnerOptions::share_jobs`] off.
+//! Shallower depths first: a deeper depth's answer only counts once every shallower one
+//! is proved empty. Each of the pool's threads loops: it takes the shallowest work there
+//! is, a job submitted and not started (the oldest of its depth; a batch job counts as
+//! depth 0) or a running subtree job with pieces not claimed (the most of them, ties:
+//! the one submitted first), the job to start when both are as shallow; else it sleeps
+//! until a job is submitted, a subtree job is listed or left with pieces to claim, or the
+//! runner is dropped (then, once nothing is left to do, it ends). A thread searching a
+//! job stops claiming its pieces when a shallower depth has work here (a waiting job, or
+//! a running one with pieces not claimed), and a thread that joined a job it did not
+//! start (a helper) also when a job of its own depth waits to start; it finishes the
+//! pieces it claimed and goes back to the loop. A job all of whose threads left with
+//! pieces still to claim stays listed and is taken up again by the next free thread.
+//! Batch jobs are never shared, nor is anything with [`RunnerOptions::share_jobs`] off.
 //!
 //! # Why it is sound
 //! - Every thread of a job claims its pieces from the job's one [`PieceCursor`], in
@@ -21,11 +25,15 @@
 //!   the job's alone, and only then takes `state` to unlist it). The pending map and the
 //!   engines are each locked alone. No lock is held while searching or while calling a
 //!   result sink or a hook.
-//! - Who sends a shared job's result: the thread that started it closes it when its own
-//!   search ends (which is when no piece is left to claim: every reason to stop claiming
-//!   is permanent); a closed job admits no more threads. Each thread leaving adds what
-//!   it found to the job's tally under the job's lock; the one that leaves a closed job
-//!   with no thread left in it takes the tally and sends the result, exactly once. A
+//! - Who sends a shared job's result: a thread leaving the job closes it when it can
+//!   claim nothing more (all claimed, handed back, its solutions found, or stopped:
+//!   every one of them permanent), checked under the job's lock; a closed job admits no
+//!   more threads. Each thread leaving adds what it found to the job's tally under the
+//!   job's lock; the one that leaves a closed job with no thread left in it takes the
+//!   tally, unlists the job and sends the result, exactly once. A job left by all its
+//!   threads while it could still claim is not closed: it stays listed, and a free
+//!   thread joins it (one that can claim nothing closes it at once: a job cancelled or
+//!   handed back while no thread searched it). A
 //!   thread's panic is caught around its search: the job's result is that panic's
 //!   error, its stop token is raised so the other threads end soon, and they still
 //!   leave (and one of them sends).
@@ -40,10 +48,18 @@ use crate::{Engine, Error, H48Solver, StopToken};
 use proto::{Job, JobError, JobId, JobOutput, JobResult, SubtreeResult, SubtreeWork, Work};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::ThreadId;
 use std::time::Instant;
+
+/// The depth a job's work counts at: a subtree job's own, a batch job's 0 (it goes first).
+fn depth_of(job: &Job) -> u8 {
+    match &job.work {
+        Work::Subtrees(w) => w.depth,
+        Work::Batch { .. } => 0,
+    }
+}
 
 /// Where results go: called once per job, from the pool thread that sends it.
 pub type ResultSink = Arc<dyn Fn(JobResult) + Send + Sync>;
@@ -115,8 +131,11 @@ struct Inner {
     state: Mutex<State>,
     /// Wakes sleeping threads: a job submitted, a shared job started, or closing.
     wake: Condvar,
-    /// Jobs in the queue, read by helpers before each claim without the lock.
-    waiting: AtomicUsize,
+    /// The shallowest depth of a job in the queue (`u8::MAX`: none), and of a listed job
+    /// with pieces to claim (as last looked at), read by the threads before each claim
+    /// without the lock.
+    waiting: AtomicU8,
+    open: AtomicU8,
     /// The opened solvers; a job takes the ones current when it starts (see
     /// [`JobRunner::replace_engines`]).
     engines: Mutex<Arc<Engines>>,
@@ -196,6 +215,11 @@ impl SharedJob {
         }
     }
 
+    /// Whether no thread searches it now.
+    fn idle(&self) -> bool {
+        lock(&self.state).threads == 0
+    }
+
     /// Adds this thread to the job: false when the job is closed.
     fn join(&self) -> bool {
         let mut m = lock(&self.state);
@@ -206,13 +230,12 @@ impl SharedJob {
         true
     }
 
-    /// This thread leaves the job with what it found (or its panic); `starter`: the
-    /// thread that started it, which closes it. Returns the job's output and searcher
-    /// count when this thread is the last to leave a closed job: it sends the result.
+    /// This thread leaves the job with what it found (or its panic), closing it when it
+    /// can claim nothing more. Returns the job's output and searcher count when this
+    /// thread is the last to leave a closed job: it sends the result.
     fn leave(
         &self,
         found: std::thread::Result<Tally>,
-        starter: bool,
     ) -> Option<(Result<Vec<SubtreeResult>, JobError>, usize)> {
         let (tally, panic, searchers) = {
             let mut m = lock(&self.state);
@@ -233,7 +256,8 @@ impl SharedJob {
                 }
             }
             m.threads = m.threads.saturating_sub(1);
-            m.closed |= starter;
+            // Every reason to claim nothing more is permanent (see the module doc).
+            m.closed |= self.search().unclaimed() == 0;
             if !m.closed || m.threads > 0 {
                 return None;
             }
@@ -261,38 +285,89 @@ impl Inner {
                 Task::Start(q) => self.start(q),
                 Task::Help(job) => {
                     self.options.tell(ShareEvent::Joined(job.id));
-                    self.take_part(&job, false);
+                    self.take_part(&job, true);
                 }
             }
         }
+    }
+
+    /// The queue's shallowest depth, for the threads' claims (under the `state` lock).
+    fn note_queue(&self, st: &State) {
+        let d = st
+            .queue
+            .iter()
+            .map(|q| depth_of(&q.job))
+            .min()
+            .unwrap_or(u8::MAX);
+        self.waiting.store(d, Ordering::Relaxed);
+    }
+
+    /// Whether a thread searching a job of `depth` (`helper`: one it did not start)
+    /// stops claiming its pieces: see the module doc.
+    fn should_leave(&self, depth: u8, helper: bool) -> bool {
+        let waiting = self.waiting.load(Ordering::Relaxed);
+        let open = self.open.load(Ordering::Relaxed);
+        depth > waiting.min(open) || (helper && depth >= waiting)
     }
 
     /// This thread's next work, waiting for some; `None` when it should end.
     fn next_task(&self) -> Option<Task> {
         let mut st = lock(&self.state);
         loop {
-            if let Some(q) = st.queue.pop_front() {
-                self.waiting.store(st.queue.len(), Ordering::Relaxed);
-                return Some(Task::Start(q));
-            }
-            if st.closing {
-                return None;
-            }
+            // The shallowest queued job (the oldest of its depth), and the shallowest
+            // listed job with pieces to claim (the most of them, then the oldest).
+            let queued = (st.queue.iter().enumerate())
+                .map(|(i, q)| (depth_of(&q.job), i))
+                .min();
+            let mut listed: Option<(u8, std::cmp::Reverse<usize>, u64, usize)> = None;
+            let mut to_close: Option<usize> = None;
             if self.options.share_jobs {
-                let best = (st.running.iter())
-                    .map(|j| (j.search().unclaimed(), j))
-                    .filter(|&(n, _)| n > 0)
-                    .max_by(|a, b| a.0.cmp(&b.0).then(b.1.seq.cmp(&a.1.seq)))
-                    .map(|(_, j)| Arc::clone(j));
-                if let Some(job) = best {
+                for (i, j) in st.running.iter().enumerate() {
+                    let n = j.search().unclaimed();
+                    if n == 0 {
+                        // Left by its threads and now unable to claim (cancelled or
+                        // handed back meanwhile): a thread must close it.
+                        if j.idle() {
+                            to_close = Some(i);
+                        }
+                        continue;
+                    }
+                    let key = (j.work.depth, std::cmp::Reverse(n), j.seq, i);
+                    if listed.is_none_or(|l| key < l) {
+                        listed = Some(key);
+                    }
+                }
+            }
+            let open = listed.map_or(u8::MAX, |l| l.0);
+            self.open.store(open, Ordering::Relaxed);
+            let pick = match (queued, to_close, listed) {
+                (_, Some(i), _) => Some((false, i)),
+                (Some((qd, i)), _, l) if l.is_none_or(|l| qd <= l.0) => Some((true, i)),
+                (_, _, Some(l)) => Some((false, l.3)),
+                _ => None,
+            };
+            match pick {
+                Some((true, i)) => {
+                    let Some(q) = st.queue.remove(i) else {
+                        continue;
+                    };
+                    self.note_queue(&st);
+                    return Some(Task::Start(q));
+                }
+                Some((false, i)) => {
+                    let job = Arc::clone(&st.running[i]);
                     if job.join() {
                         return Some(Task::Help(job));
                     }
-                    // Closed: its starter unlists it soon; unlisted now, it is not
-                    // chosen again.
+                    // Closed: the thread that sends its result unlists it soon;
+                    // unlisted now, it is not chosen again.
                     st.running.retain(|j| !Arc::ptr_eq(j, &job));
                     continue;
                 }
+                None => {}
+            }
+            if st.closing {
+                return None;
             }
             st = self.wake.wait(st).unwrap_or_else(|e| e.into_inner());
         }
@@ -377,9 +452,10 @@ impl Inner {
                     }),
                 });
                 lock(&self.state).running.push(Arc::clone(&job));
+                self.open.fetch_min(job.work.depth, Ordering::Relaxed);
                 self.wake.notify_all();
                 self.options.tell(ShareEvent::Listed(id));
-                return self.take_part(&job, true);
+                return self.take_part(&job, false);
             }
             Ok(Err(e)) => e,
             Err(payload) => panic_error(payload.as_ref()),
@@ -393,24 +469,28 @@ impl Inner {
         self.send(&ticket.stop, &ticket.on_result, result, None);
     }
 
-    /// Searches pieces of `job` on this thread (joined already), then leaves it; the
-    /// starter unlists it (it is closed); the last thread out sends its result.
-    fn take_part(&self, job: &Arc<SharedJob>, starter: bool) {
-        let leave = || !starter && self.waiting.load(Ordering::Relaxed) > 0;
+    /// Searches pieces of `job` on this thread (joined already; `helper`: a job it did
+    /// not start) until it can claim no more or should leave (see the module doc), then
+    /// leaves it; the last thread out of a closed job unlists it and sends its result.
+    fn take_part(&self, job: &Arc<SharedJob>, helper: bool) {
+        let depth = job.work.depth;
+        let leave = || self.should_leave(depth, helper);
         let found = catch_unwind(AssertUnwindSafe(|| job.search().participate(&leave)));
-        let last = job.leave(found, starter);
-        if starter {
-            lock(&self.state).running.retain(|j| !Arc::ptr_eq(j, job));
-        }
-        if let Some((output, searchers)) = last {
-            let result = JobResult {
-                id: job.id,
-                attempt: job.attempt,
-                micros: micros_since(job.start),
-                output: output.map(JobOutput::Subtrees),
-            };
-            self.send(&job.stop, &job.on_result, result, Some(searchers));
-        }
+        let last = job.leave(found);
+        let Some((output, searchers)) = last else {
+            // Left with pieces to claim, it waits for a free thread: wake one.
+            self.open.fetch_min(depth, Ordering::Relaxed);
+            self.wake.notify_one();
+            return;
+        };
+        lock(&self.state).running.retain(|j| !Arc::ptr_eq(j, job));
+        let result = JobResult {
+            id: job.id,
+            attempt: job.attempt,
+            micros: micros_since(job.start),
+            output: output.map(JobOutput::Subtrees),
+        };
+        self.send(&job.stop, &job.on_result, result, Some(searchers));
     }
 
     /// Forgets the job of `stop` and sends its result (`searchers`: a shared job's, told
@@ -495,7 +575,8 @@ impl JobRunner {
         let inner = Arc::new(Inner {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
-            waiting: AtomicUsize::new(0),
+            waiting: AtomicU8::new(u8::MAX),
+            open: AtomicU8::new(u8::MAX),
             engines: Mutex::new(engines),
             pending: Mutex::new(HashMap::new()),
             options,
@@ -506,6 +587,12 @@ impl JobRunner {
         // each thread runs exactly one.
         pool.spawn_broadcast(move |_| looping.work());
         Ok(JobRunner { pool, inner })
+    }
+
+    /// Whether a thread with nothing to start helps a running subtree job
+    /// ([`RunnerOptions::share_jobs`]).
+    pub fn shares_jobs(&self) -> bool {
+        self.inner.options.share_jobs
     }
 
     /// The number of threads, i.e. of jobs started at once.
@@ -580,7 +667,7 @@ impl JobRunner {
                     seq,
                 },
             });
-            self.inner.waiting.store(st.queue.len(), Ordering::Relaxed);
+            self.inner.note_queue(&st);
         }
         self.inner.wake.notify_one();
     }
@@ -589,13 +676,16 @@ impl JobRunner {
     /// searching it): it sends what it found so far, with [`proto::Stop::Cancelled`].
     /// Returns whether such a job was pending.
     pub fn cancel(&self, id: JobId) -> bool {
-        match lock(&self.inner.pending).get(&id) {
+        let found = match lock(&self.inner.pending).get(&id) {
             Some(tokens) => {
                 tokens.iter().for_each(|t| t.stop.cancel());
                 true
             }
             None => false,
-        }
+        };
+        // A listed job no thread searches now must be closed by one.
+        self.inner.wake.notify_one();
+        found
     }
 
     /// Stops attempt `attempt` of job `id` from claiming more of its pieces, on every
@@ -607,6 +697,8 @@ impl JobRunner {
         let map = lock(&self.inner.pending);
         let p = map.get(&id)?.iter().find(|p| p.attempt == attempt)?;
         let kept = p.cursor.as_ref()?.hand_back();
+        // A listed job no thread searches now must be closed by one.
+        self.inner.wake.notify_one();
         if (kept as usize) < p.pieces {
             tracing::debug!(
                 job = id.0,

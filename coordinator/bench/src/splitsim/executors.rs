@@ -39,10 +39,10 @@ pub(super) enum Order {
     Split(JobId, u32),
 }
 
-/// Pieces a worker has started beyond the one this model's sequential run is in when it
-/// is asked to split: its other lanes' (`runner::LANES`, 3, interleaved on the thread;
-/// the tasks it took ahead of their start are handed back too).
-const TAKEN_AHEAD: usize = 2;
+/// Pieces each thread of a job has claimed beyond the one this model's run is in when
+/// the job is asked to split, all searched: its other lanes' (`runner::LANES`, 3,
+/// interleaved on the thread) and the tasks it took ahead of their start (`AHEAD`, 4).
+const TAKEN_AHEAD: usize = 6;
 
 /// The driver's handle on a simulated executor.
 pub(super) struct Handle<'a> {
@@ -493,10 +493,7 @@ impl Slots {
         let ids: Vec<ExecutorId> = self.execs.keys().copied().collect();
         let t = now as f64;
         for e in ids {
-            loop {
-                let Some(x) = self.execs.get_mut(&e) else {
-                    break;
-                };
+            while let Some(x) = self.execs.get_mut(&e) {
                 if x.busy() >= self.threads {
                     break;
                 }
@@ -629,7 +626,7 @@ impl Slots {
             }
             started = k + 1;
         }
-        let kept = (started + TAKEN_AHEAD).min(runs);
+        let kept = (started + TAKEN_AHEAD * r.lanes.len().max(1)).min(runs);
         h.kept = Some(kept as u32);
         if kept >= runs {
             return h;
@@ -791,16 +788,16 @@ mod tests {
     #[test]
     fn a_shared_job_hands_back_what_none_of_its_threads_started() {
         let mut w = World::new(2, true);
-        w.arrive(job_of(1, 14, &[100; 8]));
+        w.arrive(job_of(1, 14, &[100; 20]));
         w.run_to(50);
-        // Pieces 0 and 1 run; the two taken ahead are kept.
+        // Pieces 0 and 1 run; the six each thread took ahead are kept.
         let h = w.slots.split(E, 1, 1, 50);
-        assert_eq!(h.kept, Some(4));
+        assert_eq!(h.kept, Some(14));
         for (at, ev) in w.slots.take_due() {
             w.events.push(at, ev);
         }
         w.run_to(10_000);
-        assert_eq!(w.ended, vec![(1, 0, 200, 400)]);
+        assert_eq!(w.ended, vec![(1, 0, 700, 1_400)]);
     }
 
     #[test]
