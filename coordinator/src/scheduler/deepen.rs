@@ -585,3 +585,64 @@ fn prefix_count_hint(prefixes: &[u32]) -> usize {
         .max()
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A position being proved at `current`, no depth started.
+    fn deep_at(current: u8) -> Deep {
+        Deep {
+            prefixes: Prefixes {
+                list: Arc::new(Vec::new()),
+                reduced: None,
+            },
+            probe: None,
+            lower_bound: current,
+            optimal: true,
+            exhausted: None,
+            current,
+            counts: Vec::new(),
+            child_counts: HashMap::new(),
+            count_depth: Vec::new(),
+            split: BTreeSet::new(),
+            last_full: None,
+            depths: BTreeMap::new(),
+            nodes: 0,
+            lookups: 0,
+            timed_out: false,
+        }
+    }
+
+    #[test]
+    fn depths_start_early_up_to_two_ahead_while_none_has_a_solution() {
+        let settings = Settings {
+            max_length: 20,
+            max_solutions: Some(1),
+            ..Settings::default()
+        };
+        let mut d = deep_at(15);
+        assert_eq!(d.early_candidate(&settings), None, "15 is not started");
+        d.open_depth(15);
+        assert_eq!(d.early_candidate(&settings), Some(16));
+        d.open_depth(16);
+        assert_eq!(d.early_candidate(&settings), Some(17));
+        d.open_depth(17);
+        assert_eq!(d.early_candidate(&settings), None, "three ahead is too far");
+        // A solution at 16 settles what is deeper: nothing more starts.
+        let mut d = deep_at(15);
+        d.open_depth(15);
+        d.open_depth(16);
+        d.depths.entry(16).or_default().found.push(Vec::new());
+        assert_eq!(d.early_candidate(&settings), None);
+        // Nor beyond the longest length asked for.
+        let short = Settings {
+            max_length: 16,
+            ..settings
+        };
+        let mut d = deep_at(15);
+        d.open_depth(15);
+        d.open_depth(16);
+        assert_eq!(d.early_candidate(&short), None);
+    }
+}
