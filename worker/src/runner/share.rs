@@ -5,8 +5,9 @@
 //! Shallower depths first: a deeper depth's answer only counts once every shallower one
 //! is proved empty. Each of the pool's threads loops: it takes the shallowest work there
 //! is, a job submitted and not started (the oldest of its depth; a batch job counts as
-//! depth 0) or a running subtree job with pieces not claimed (the most of them, ties:
-//! the one submitted first), the job to start when both are as shallow; else it sleeps
+//! depth 0) or a running subtree job with pieces not claimed (the oldest of its depth:
+//! the coordinator sends the most promising first, and a job done sooner answers
+//! sooner), the job to start when both are as shallow; else it sleeps
 //! until a job is submitted, a subtree job is listed or left with pieces to claim, or the
 //! runner is dropped (then, once nothing is left to do, it ends). A thread searching a
 //! job stops claiming its pieces when a shallower depth has work here (a waiting job, or
@@ -315,11 +316,12 @@ impl Inner {
         let mut st = lock(&self.state);
         loop {
             // The shallowest queued job (the oldest of its depth), and the shallowest
-            // listed job with pieces to claim (the most of them, then the oldest).
+            // listed job with pieces to claim (the oldest of its depth: the coordinator
+            // sends the most promising first, and an old job done sooner answers sooner).
             let queued = (st.queue.iter().enumerate())
                 .map(|(i, q)| (depth_of(&q.job), i))
                 .min();
-            let mut listed: Option<(u8, std::cmp::Reverse<usize>, u64, usize)> = None;
+            let mut listed: Option<(u8, u64, usize)> = None;
             let mut to_close: Option<usize> = None;
             if self.options.share_jobs {
                 for (i, j) in st.running.iter().enumerate() {
@@ -332,7 +334,7 @@ impl Inner {
                         }
                         continue;
                     }
-                    let key = (j.work.depth, std::cmp::Reverse(n), j.seq, i);
+                    let key = (j.work.depth, j.seq, i);
                     if listed.is_none_or(|l| key < l) {
                         listed = Some(key);
                     }
@@ -343,7 +345,7 @@ impl Inner {
             let pick = match (queued, to_close, listed) {
                 (_, Some(i), _) => Some((false, i)),
                 (Some((qd, i)), _, l) if l.is_none_or(|l| qd <= l.0) => Some((true, i)),
-                (_, _, Some(l)) => Some((false, l.3)),
+                (_, _, Some(l)) => Some((false, l.2)),
                 _ => None,
             };
             match pick {

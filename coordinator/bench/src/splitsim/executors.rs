@@ -18,7 +18,6 @@ use crate::trace::TraceError;
 use coordinator::executor::{Executor, ExecutorId, LiveJob};
 use proto::{Job, JobId, JobResult};
 use std::cell::RefCell;
-use std::cmp::Reverse;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::events::Ev;
@@ -498,20 +497,20 @@ impl Slots {
                     break;
                 }
                 // The shallowest waiting job (the first of its depth), and the
-                // shallowest running job with pieces not taken (the most of them).
+                // shallowest running job with pieces not taken (the first started).
                 let rate = self.rate;
                 let wait = (x.waiting.iter().enumerate())
                     .map(|(i, j)| (job_depth(j), i))
                     .min();
-                let mut help: Option<(u8, Reverse<usize>, u64, u64)> = None;
+                let mut help: Option<(u8, u64, u64)> = None;
                 if self.share {
                     for (&id, r) in x.running.iter_mut() {
                         if r.run.batch.is_some() {
                             continue;
                         }
                         r.advance(t, true, None, rate);
-                        let key = (r.run.depth, Reverse(r.untaken()), r.start, id);
-                        if key.1 .0 > 0 && help.is_none_or(|h| key < h) {
+                        let key = (r.run.depth, r.start, id);
+                        if r.untaken() > 0 && help.is_none_or(|h| key < h) {
                             help = Some(key);
                         }
                     }
