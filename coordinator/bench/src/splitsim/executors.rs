@@ -164,6 +164,18 @@ impl Running {
         }
     }
 
+    /// Thread `id` joins it at `t` (`helper`: it did not start it) and takes a run.
+    fn join(&mut self, id: u64, t: f64, helper: bool, rate: f64) {
+        self.lanes.push(Lane {
+            id,
+            from: t,
+            busy: t,
+            chunk: None,
+            helper,
+        });
+        self.advance(t, true, None, rate);
+    }
+
     /// Runs of pieces it searches.
     fn chunks(&self) -> usize {
         self.bounds.len() - 1
@@ -530,14 +542,7 @@ impl Slots {
                     }
                     let mut r = Running::new(now, job.attempt, run);
                     self.made += 1;
-                    r.lanes.push(Lane {
-                        id: self.made,
-                        from: t,
-                        busy: t,
-                        chunk: None,
-                        helper: false,
-                    });
-                    r.advance(t, true, None, self.rate);
+                    r.join(self.made, t, false, self.rate);
                     x.running.insert(job.id.0, r);
                     self.reproject(e, job.id.0, now);
                     continue;
@@ -548,14 +553,7 @@ impl Slots {
                 self.made += 1;
                 let lane = self.made;
                 if let Some(r) = x.running.get_mut(&id) {
-                    r.lanes.push(Lane {
-                        id: lane,
-                        from: t,
-                        busy: t,
-                        chunk: None,
-                        helper: true,
-                    });
-                    r.advance(t, true, None, rate);
+                    r.join(lane, t, true, rate);
                 }
                 self.reproject(e, id, now);
             }
