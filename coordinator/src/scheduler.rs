@@ -49,7 +49,7 @@
 //!   own parts (requests in, jobs out, answers taken and checked, jobs per slot, the
 //!   state, the public types).
 
-use self::deepen::{AfterShallow, Deep, Step};
+use self::deepen::{AfterShallow, Deep, Pending, Step};
 use self::inflight::InFlight;
 use self::roster::{ExecState, Roster};
 use crate::executor::ExecutorId;
@@ -67,6 +67,7 @@ pub mod deepen;
 mod dispatch;
 mod inflight;
 mod pace;
+mod recut;
 mod requests;
 mod results;
 mod roster;

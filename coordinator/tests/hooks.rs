@@ -454,7 +454,20 @@ fn a_job_left_out_of_its_executors_heartbeats_for_a_lease_is_lost() {
 /// kept). Jobs cancelled answer (as a worker's do) once the request is done. Returns the
 /// records, the jobs that handed back, and every job sent.
 fn run_splitting(s: &mut Scheduler, req: RequestId, kill: bool) -> (Vec<Record>, u64, Vec<Job>) {
+    let (records, handed, sent, _) = run_splitting_held(s, req, kill, None);
+    (records, handed, sent)
+}
+
+/// [`run_splitting`] (answering the running jobs in a random order with `rng`), and the
+/// most jobs one executor held at once (sent, not answered or cancelled).
+fn run_splitting_held(
+    s: &mut Scheduler,
+    req: RequestId,
+    kill: bool,
+    mut rng: Option<&mut SplitMix64>,
+) -> (Vec<Record>, u64, Vec<Job>, usize) {
     let prefixes = prefixes();
+    let mut most = 0usize;
     let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
     let mut cancelled: Vec<(ExecutorId, Job)> = Vec::new();
     let mut kept: std::collections::BTreeMap<(proto::JobId, u32), u32> = Default::default();
@@ -468,6 +481,8 @@ fn run_splitting(s: &mut Scheduler, req: RequestId, kill: bool) -> (Vec<Record>,
                 Action::Dispatch { to, job } => {
                     sent.push(job.clone());
                     running.push_back((to, job));
+                    let held = running.iter().filter(|(e, _)| *e == to).count();
+                    most = most.max(held);
                 }
                 Action::Cancel { job, .. } => {
                     if let Some(i) = running.iter().position(|(_, j)| j.id == job) {
@@ -504,9 +519,13 @@ fn run_splitting(s: &mut Scheduler, req: RequestId, kill: bool) -> (Vec<Record>,
                     result(&job, Ok(fake::kept_answer(&job, k, false, &prefixes))),
                 );
             }
-            return (records, handed, sent);
+            return (records, handed, sent, most);
         }
-        let (to, job) = running.pop_front().expect("a job to answer");
+        let next = match rng.as_deref_mut() {
+            Some(r) => r.below(running.len() as u64) as usize,
+            None => 0,
+        };
+        let (to, job) = running.remove(next).expect("a job to answer");
         let k = kept.get(&(job.id, job.attempt));
         if kill && !killed && k.is_some_and(|&k| k > 0) {
             // Its executor dies with it: back to the queue, made again from what it kept.
@@ -555,6 +574,60 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
             (&a.solutions, a.optimal, a.depth_exhausted, a.stop),
             (&b.solutions, b.optimal, b.depth_exhausted, b.stop)
         );
+    }
+}
+
+/// Executors whose threads share their jobs, with depths started early: a job of the
+/// depth being proved goes to an executor with no room when that executor runs deeper
+/// jobs (its threads leave them for it), queued jobs of an early depth are cut again when
+/// a depth before it is proved empty, and the records stay those of a run without splits
+/// or early start. Executors that do not share are never sent more than their capacity.
+#[test]
+fn sharing_executors_take_a_shallower_job_past_their_deeper_ones() {
+    let p = position_with(14, 12);
+    for max_solutions in [Some(1), None] {
+        let settings = Settings {
+            max_solutions,
+            ..Settings::default()
+        };
+        let (plain, _) = solve(settings.clone(), p, None);
+        for shares in [false, true] {
+            // Jobs answered in random orders: some leave a depth's pieces queued while
+            // the executors hold deeper jobs.
+            let (mut past, mut recut) = (0, 0);
+            for seed in 0..16 {
+                let cfg = Config {
+                    jobs_per_slot: 1,
+                    early_start: true,
+                    ..cfg()
+                };
+                let (mut s, req) = one_position(cfg, settings.clone(), p, None, true);
+                for e in [E1, E2] {
+                    s.set_shares(e, shares);
+                }
+                let mut rng = SplitMix64::new(seed);
+                let (records, _, _, most) = run_splitting_held(&mut s, req, false, Some(&mut rng));
+                assert_eq!(records.len(), 1);
+                let (a, b) = (solved(&records[0]), solved(&plain));
+                assert_eq!(
+                    (&a.solutions, a.optimal, a.depth_exhausted, a.stop),
+                    (&b.solutions, b.optimal, b.depth_exhausted, b.stop),
+                    "seed {seed}, sharing {shares}"
+                );
+                assert!(most <= 4, "{most} jobs held: twice the capacity at most");
+                if !shares {
+                    assert!(most <= 2, "{most} jobs held by an executor of 2 slots");
+                }
+                past += usize::from(most > 2);
+                recut += s.counters().recut_jobs;
+            }
+            if shares {
+                assert!(past > 0, "no executor took a job past its deeper ones");
+            }
+            // Queued jobs of a depth started early were cut again on whole counts, and
+            // the records above stayed exact.
+            assert!(recut > 0, "no depth started early was cut again");
+        }
     }
 }
 

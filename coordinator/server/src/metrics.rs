@@ -35,6 +35,8 @@ pub struct Metrics {
     ignored_handbacks: AtomicU64,
     /// Nodes of accepted jobs of a depth started early.
     early_nodes: AtomicU64,
+    /// Queued jobs of a depth started early cut again on whole counts.
+    jobs_recut: AtomicU64,
     positions: AtomicU64,
     nodes: AtomicU64,
     workers: AtomicU64,
@@ -72,6 +74,7 @@ impl Metrics {
             pieces_handed_back: AtomicU64::new(0),
             ignored_handbacks: AtomicU64::new(0),
             early_nodes: AtomicU64::new(0),
+            jobs_recut: AtomicU64::new(0),
             positions: AtomicU64::new(0),
             nodes: AtomicU64::new(0),
             workers: AtomicU64::new(0),
@@ -103,6 +106,7 @@ impl Metrics {
         self.pieces_handed_back.store(c.pieces_handed_back, Relaxed);
         self.ignored_handbacks.store(c.ignored_handbacks, Relaxed);
         self.early_nodes.store(c.early_nodes, Relaxed);
+        self.jobs_recut.store(c.recut_jobs, Relaxed);
         self.positions.store(c.records, Relaxed);
         self.nodes.store(c.nodes, Relaxed);
         self.workers.store(workers as u64, Relaxed);
@@ -276,6 +280,13 @@ impl Metrics {
             "counter",
             "Of those, nodes of jobs sent while a shallower depth of their position was still being proved empty (a depth started early on idle threads).",
             self.early_nodes.load(Relaxed),
+        );
+        put(
+            s,
+            "cubeswarm_jobs_recut_total",
+            "counter",
+            "Queued jobs of a depth started early cut again once a depth before it was proved empty (ranked on its whole counts).",
+            self.jobs_recut.load(Relaxed),
         );
     }
 

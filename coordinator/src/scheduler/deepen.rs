@@ -24,7 +24,7 @@
 
 use super::cut::{self, Counts, Plan};
 use proto::{JobId, PositionResult, Settings, Solved, Stop, SubtreeResult};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use tables::symmetry::{PrefixClasses, PrefixOrbits};
 use tables::{Move, Position};
@@ -93,6 +93,10 @@ pub enum Step {
     Finished(Stop),
 }
 
+/// The prefixes with units in open jobs, by depth (a depth's count of such a prefix is
+/// not whole yet).
+pub type Pending = HashMap<u8, HashSet<u32>>;
+
 /// One depth of a split position.
 #[derive(Debug, Default)]
 struct DepthState {
@@ -102,6 +106,13 @@ struct DepthState {
     found: Vec<Vec<Move>>,
     /// Nodes of its accepted jobs.
     nodes: u64,
+    /// Its units' node counts as their answers came (unit id, nodes), taken into the
+    /// position's counts once the depth is proved empty. Until then a prefix's count
+    /// ranks the next depths only once the prefix has no unit in an open job: a unit
+    /// whose job handed back pieces answers in parts, and a part would rank it as light.
+    counted: Vec<(u32, u64)>,
+    /// The newest depth of the counts its jobs were ranked on.
+    ranked_on: u8,
 }
 
 /// Depths beyond the current one that may be started early: two, so that a small depth
@@ -125,12 +136,13 @@ pub struct Deep {
     exhausted: Option<u8>,
     /// The depth being proved or searched.
     current: u8,
-    /// Latest node count of each prefix's subtree (ranks the next depth).
+    /// Node count of each prefix's subtree at the deepest depth proved empty that
+    /// searched it (ranks the next depths).
     counts: Vec<u64>,
-    /// Latest node count of each unit below a prefix (see [`cut`]), by unit id.
+    /// The same for each unit below a prefix (see [`cut`]), by unit id.
     child_counts: HashMap<u32, (u64, u8)>,
-    /// The depth each of `counts` was taken at (a depth started early is ranked on
-    /// counts of two depths).
+    /// The depth each of `counts` was taken at (with symmetries a depth searches one
+    /// prefix of each class, so a prefix's count may be older than the last depth's).
     count_depth: Vec<u8>,
     /// Units searched as their children (see [`cut`]).
     split: BTreeSet<u32>,
@@ -374,13 +386,29 @@ impl Deep {
             let Some(&i) = prefixes.get(r.prefix as usize) else {
                 continue;
             };
-            // A unit may answer in parts (pieces handed back go to other jobs): the
-            // counts of one depth add up; a deeper depth's replace an older one's.
+            state.counted.push((i, r.nodes));
+            self.nodes += r.nodes;
+            state.nodes += r.nodes;
+            self.lookups += r.lookups;
+            if r.stop == Stop::TimeLimit {
+                self.timed_out = true;
+            }
+            if self.probe != Some(depth) {
+                state.found.extend(r.solutions);
+            }
+        }
+    }
+
+    /// Takes the counts of `depth`, proved empty, as the ones that rank the next depths.
+    /// A unit may answer in parts (pieces handed back go to other jobs): the counts of one
+    /// depth add up; a deeper depth's replace an older one's.
+    fn settle(&mut self, depth: u8, counted: &[(u32, u64)]) {
+        for &(i, nodes) in counted {
             let add = |c: &mut u64, d: &mut u8| {
                 if depth > *d || *c == 0 {
-                    (*c, *d) = (r.nodes, depth);
+                    (*c, *d) = (nodes, depth);
                 } else if depth == *d {
-                    *c += r.nodes;
+                    *c += nodes;
                 }
             };
             if cut::level(i) > 0 {
@@ -396,15 +424,6 @@ impl Deep {
                 self.count_depth.resize(top + 1, 0);
             }
             add(&mut self.counts[top], &mut self.count_depth[top]);
-            self.nodes += r.nodes;
-            state.nodes += r.nodes;
-            self.lookups += r.lookups;
-            if r.stop == Stop::TimeLimit {
-                self.timed_out = true;
-            }
-            if self.probe != Some(depth) {
-                state.found.extend(r.solutions);
-            }
         }
     }
 
@@ -418,7 +437,9 @@ impl Deep {
                 None => return Step::NeedJobs(p),
                 Some(s) if !s.open.is_empty() => return Step::Wait,
                 Some(_) => {
-                    self.depths.remove(&p);
+                    if let Some(s) = self.depths.remove(&p) {
+                        self.settle(p, &s.counted);
+                    }
                     self.probe = None;
                 }
             }
@@ -441,6 +462,7 @@ impl Deep {
             // Every subtree of depth d searched, nothing found: d is proved empty.
             self.exhausted = Some(d);
             if let Some(s) = self.depths.remove(&d) {
+                self.settle(d, &s.counted);
                 self.last_full = Some((d, s.nodes));
             }
             let Some(next) = d.checked_add(1) else {
@@ -492,29 +514,16 @@ impl Deep {
         slots: usize,
         per_slot: usize,
         job_nodes: u64,
+        pending: &Pending,
     ) -> Vec<(Vec<u32>, f64)> {
         let prefixes = Arc::clone(&self.prefixes.list);
         let n = prefixes.len();
         if n == 0 {
             return Vec::new();
         }
-        // Counts of an older depth stand for 13 times as many nodes per move of depth:
-        // a depth started early is ranked on the previous depth's counts where they are
-        // in, and on the one before for the rest.
-        let newest = (self.count_depth.iter())
-            .chain(self.child_counts.values().map(|(_, d)| d))
-            .copied()
-            .max()
-            .unwrap_or(0);
-        let norm = |c: u64, d: u8| {
-            c.saturating_mul(13u64.saturating_pow(u32::from(newest.saturating_sub(d))))
-        };
-        let counts: Vec<u64> = (self.counts.iter().enumerate())
-            .map(|(i, &c)| norm(c, self.count_depth.get(i).copied().unwrap_or(newest)))
-            .collect();
-        let children: HashMap<u32, u64> = (self.child_counts.iter())
-            .map(|(&u, &(c, d))| (u, norm(c, d)))
-            .collect();
+        let (counts, children, _) = self.scaled_counts(pending);
+        let settled = self.settled_depth();
+        self.depths.entry(depth).or_default().ranked_on = settled;
         // The units of a position with symmetries: the lightest of each class (all of them
         // for the probe).
         let units: Option<Vec<u32>> = match &self.prefixes.reduced {
@@ -576,6 +585,123 @@ impl Deep {
     }
 }
 
+impl Deep {
+    /// The counts that rank a depth: each prefix's at the deepest depth that counted it
+    /// whole (one proved empty, or an open one where `pending` holds none of its units),
+    /// scaled to the newest of them (an older depth's count stands for 13 times as many
+    /// nodes per move of depth): by prefix, by unit below a prefix, and that newest depth
+    /// (0: none counted yet).
+    fn scaled_counts(&self, pending: &Pending) -> (Vec<u64>, HashMap<u32, u64>, u8) {
+        let mut counts = self.counts.clone();
+        let mut count_depth = self.count_depth.clone();
+        let mut child_counts = self.child_counts.clone();
+        for (&e, s) in self.depths.range(self.current..) {
+            let open = pending.get(&e);
+            let mut whole: HashMap<u32, u64> = HashMap::new();
+            for &(i, n) in &s.counted {
+                let top = cut::prefix_of(i);
+                if open.is_some_and(|o| o.contains(&top)) {
+                    continue;
+                }
+                *whole.entry(top).or_default() += n;
+                if cut::level(i) > 0 {
+                    let c = child_counts.entry(i).or_insert((0, 0));
+                    *c = match c.1 == e {
+                        true => (c.0 + n, e),
+                        false => (n, e),
+                    };
+                }
+            }
+            for (top, n) in whole {
+                let top = top as usize;
+                if top >= counts.len() {
+                    counts.resize(top + 1, 0);
+                }
+                if top >= count_depth.len() {
+                    count_depth.resize(top + 1, 0);
+                }
+                counts[top] = n;
+                count_depth[top] = e;
+            }
+        }
+        let newest = (count_depth.iter())
+            .chain(child_counts.values().map(|(_, d)| d))
+            .copied()
+            .max()
+            .unwrap_or(0);
+        let norm = |c: u64, d: u8| {
+            c.saturating_mul(13u64.saturating_pow(u32::from(newest.saturating_sub(d))))
+        };
+        let counts: Vec<u64> = (counts.iter().enumerate())
+            .map(|(i, &c)| norm(c, count_depth.get(i).copied().unwrap_or(newest)))
+            .collect();
+        let children: HashMap<u32, u64> = (child_counts.iter())
+            .map(|(&u, &(c, d))| (u, norm(c, d)))
+            .collect();
+        (counts, children, newest)
+    }
+
+    /// `units` of `depth` (the units of its jobs not sent yet, when the depth was cut
+    /// early and a depth before it has since been proved empty) ranked again on the
+    /// counts as they are now, and grouped into `jobs` jobs of equal predicted nodes,
+    /// each with its prediction. `None` when nothing is counted to rank them by.
+    pub fn regroup(
+        &mut self,
+        depth: u8,
+        units: &[u32],
+        jobs: usize,
+        pending: &Pending,
+    ) -> Option<Vec<(Vec<u32>, f64)>> {
+        let (counts, children, newest) = self.scaled_counts(pending);
+        if newest == 0 || units.is_empty() {
+            return None;
+        }
+        let prefixes = Arc::clone(&self.prefixes.list);
+        let counted = Counts {
+            units: Some(units),
+            prefixes: &counts,
+            children: &children,
+            split: &self.split,
+        };
+        let measured = cut::measured_units(&prefixes, &counted);
+        let plan = Plan {
+            jobs: jobs.clamp(1, measured.len().max(1)),
+        };
+        let out = cut::cut_measured(&prefixes, &counted, measured, plan);
+        self.split.extend(out.newly_split);
+        self.depths.entry(depth).or_default().ranked_on = self.settled_depth();
+        let scale = 13f64.powi(i32::from(depth) - i32::from(newest));
+        Some(
+            (out.groups.into_iter())
+                .zip(out.nodes.into_iter().map(|n| n as f64 * scale))
+                .collect(),
+        )
+    }
+
+    /// The started depths from the current one on, each with its open jobs, and whether
+    /// they were ranked before the last depth proved empty was.
+    pub fn open_depths(&self) -> Vec<(u8, bool, Vec<JobId>)> {
+        let settled = self.settled_depth();
+        (self.depths.range(self.current..))
+            .map(|(&d, s)| (d, s.ranked_on < settled, s.open.iter().copied().collect()))
+            .collect()
+    }
+
+    /// The deepest depth started (`None`: none).
+    pub fn deepest_started(&self) -> Option<u8> {
+        self.depths.keys().next_back().copied()
+    }
+
+    /// The newest depth of the counts of depths proved empty (0: none).
+    fn settled_depth(&self) -> u8 {
+        (self.count_depth.iter())
+            .chain(self.child_counts.values().map(|(_, d)| d))
+            .copied()
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// How many prefixes a depth has (the counts table grows on demand beyond the hint).
 fn prefix_count_hint(prefixes: &[u32]) -> usize {
     // Only prefixes: a split unit's id is far past them (see [`cut`]).
@@ -612,6 +738,78 @@ mod tests {
             lookups: 0,
             timed_out: false,
         }
+    }
+
+    /// A whole subtree of `nodes` for entry `prefix` of a job's list.
+    fn searched(prefix: u32, nodes: u64) -> SubtreeResult {
+        SubtreeResult {
+            prefix,
+            solutions: Vec::new(),
+            nodes,
+            lookups: 0,
+            stop: Stop::Exhausted,
+        }
+    }
+
+    /// Where units `a`, `b` and `c` come in `groups`' order.
+    fn order(groups: &[(Vec<u32>, f64)], of: [u32; 3]) -> Vec<u32> {
+        let flat: Vec<u32> = groups.iter().flat_map(|g| g.0.iter().copied()).collect();
+        let mut out: Vec<u32> = of.to_vec();
+        out.sort_by_key(|u| flat.iter().position(|x| x == u));
+        out
+    }
+
+    #[test]
+    fn a_depth_ranks_the_next_on_whole_counts_only_and_regroups_once_proved() {
+        let settings = Settings {
+            max_length: 20,
+            max_solutions: Some(1),
+            ..Settings::default()
+        };
+        // One-move prefixes; 9, 10 and 11 (faces past U, R, F: not scaled) are measured.
+        // One job a depth, so that no unit is too big for its job and cut.
+        let mut d = deep_at(14);
+        d.prefixes.list = Arc::new(tables::canonical::sequences(1));
+        d.add_job(14, JobId(1));
+        d.absorb(
+            JobId(1),
+            14,
+            &[9, 10, 11],
+            vec![searched(0, 100), searched(1, 10), searched(2, 1)],
+        );
+        assert_eq!(d.step(&settings), Step::NeedJobs(15));
+        assert_eq!(d.exhausted(), Some(14));
+        let none = Pending::new();
+        let g15 = d.groups(15, 1, 1, u64::MAX, &none);
+        assert_eq!(order(&g15, [9, 10, 11]), vec![9, 10, 11]);
+        d.add_job(15, JobId(2));
+        d.add_job(15, JobId(3));
+        // Depth 15 in part: 10 whole, 11 only in part (its other pieces are out).
+        d.absorb(
+            JobId(2),
+            15,
+            &[10, 11],
+            vec![searched(0, 5_000), searched(1, 2_000)],
+        );
+        let mut pending = Pending::new();
+        pending.entry(15).or_default().insert(11);
+        // Depth 16 started early: 10 at its whole 15 count, 9 at 13 times its 14 count
+        // (1,300), 11 too (13): its part (2,000) does not count.
+        let g16 = d.groups(16, 1, 1, u64::MAX, &pending);
+        assert_eq!(order(&g16, [9, 10, 11]), vec![10, 9, 11]);
+        d.add_job(16, JobId(4));
+        assert_eq!(d.step(&settings), Step::Wait);
+        assert!(d.open_depths().iter().all(|(_, stale, _)| !stale));
+        // 11's last piece: 15 is proved empty, and 16 was ranked before that.
+        d.absorb(JobId(3), 15, &[11], vec![searched(0, 20_000)]);
+        assert_eq!(d.step(&settings), Step::Wait);
+        assert_eq!((d.exhausted(), d.current()), (Some(15), 16));
+        let open = d.open_depths();
+        assert_eq!(open, vec![(16, true, vec![JobId(4)])]);
+        let again = d.regroup(16, &[9, 10, 11], 1, &none);
+        let again = again.expect("counted");
+        assert_eq!(order(&again, [9, 10, 11]), vec![11, 10, 9]);
+        assert!(d.open_depths().iter().all(|(_, stale, _)| !stale));
     }
 
     #[test]

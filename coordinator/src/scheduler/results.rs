@@ -209,6 +209,7 @@ impl Scheduler {
 
     /// Moves a split position on: new depths' jobs, or its record.
     pub(super) fn advance(&mut self, key: PosKey) {
+        let proved = (self.pos_mut(key).and_then(|p| p.split.as_ref())).map(|s| s.deep.exhausted());
         loop {
             let Some(req) = self.requests.get_mut(&key.req) else {
                 return;
@@ -217,7 +218,12 @@ impl Scheduler {
                 return;
             };
             match split.deep.step(&req.settings) {
-                Step::Wait => return,
+                Step::Wait => {
+                    if split.deep.exhausted() != proved.flatten() {
+                        self.recut_early(key);
+                    }
+                    return;
+                }
                 Step::Finished(stop) => {
                     self.finish_split(key, stop);
                     return;
@@ -234,6 +240,7 @@ impl Scheduler {
         let slots = self.executors.capacity().max(1);
         let workers = self.executors.len().max(1);
         let shares = self.executors.values().all(|e| e.shares);
+        let pending = self.pending_prefixes(key);
         let groups = {
             let cfg = self.cfg.clone();
             let pace = &self.pace;
@@ -263,8 +270,16 @@ impl Scheduler {
                 }
                 _ => slots,
             };
-            split.deep.groups(depth, cut_for, per_slot, cfg.job_nodes)
+            split
+                .deep
+                .groups(depth, cut_for, per_slot, cfg.job_nodes, &pending)
         };
+        self.add_depth_jobs(key, depth, groups);
+    }
+
+    /// Queues `groups` (units, predicted nodes) as jobs of `depth` of a split position,
+    /// ranked in their order.
+    pub(super) fn add_depth_jobs(&mut self, key: PosKey, depth: u8, groups: Vec<(Vec<u32>, f64)>) {
         let splits = self.executors.values().any(|e| e.splits);
         for (g, (prefixes, nodes)) in groups.into_iter().enumerate() {
             let pieces = match splits {

@@ -87,8 +87,9 @@ impl Scheduler {
         };
         let now = self.now;
         let min_age = round_trip * SPLIT_AFTER_ROUND_TRIPS;
-        // (straggler first, dispatched, ...)
-        let mut candidates: Vec<(bool, u64, JobId, ExecutorId, u32)> = Vec::new();
+        let mut preempt = self.preemptible();
+        // (straggler first, dispatched, ..., the position its current depth's job is of)
+        let mut candidates: Vec<(bool, u64, JobId, ExecutorId, u32, Option<PosKey>)> = Vec::new();
         for e in self.executors.values().filter(|e| e.splits) {
             for id in &e.running {
                 let Some(j) = self.jobs.get(id) else { continue };
@@ -98,7 +99,21 @@ impl Scheduler {
                 }
                 let straggler = j.predicted_us > 0
                     && age >= (2 * min_age).max(STRAGGLER.saturating_mul(j.predicted_us));
-                if !straggler && idle == 0 {
+                // A job of its position's current depth, where threads run deeper ones.
+                let current = match &j.kind {
+                    Kind::Subtrees { seq, depth, .. } => {
+                        let key = PosKey {
+                            req: j.req,
+                            seq: *seq,
+                        };
+                        (preempt
+                            .get(&key)
+                            .is_some_and(|&(d, n)| d == *depth && n > 0))
+                        .then_some(key)
+                    }
+                    _ => None,
+                };
+                if !straggler && idle == 0 && current.is_none() {
                     continue;
                 }
                 // A job of one unit searched whole has nothing to share.
@@ -112,14 +127,28 @@ impl Scheduler {
                     continue;
                 }
                 if let (Kind::Subtrees { .. }, Some(on)) = (&j.kind, j.lease) {
-                    candidates.push((!straggler, j.dispatched, *id, on, j.attempt));
+                    candidates.push((!straggler, j.dispatched, *id, on, j.attempt, current));
                 }
             }
         }
         candidates.sort_unstable();
-        let stragglers = candidates.iter().filter(|c| !c.0).count();
-        let take = stragglers.max(idle);
-        for (_, _, id, on, attempt) in candidates.into_iter().take(take) {
+        // Stragglers, then one job for each idle thread, then one for each thread that
+        // would leave a deeper depth.
+        let mut idle = idle;
+        for (not_straggler, _, id, on, attempt, current) in candidates {
+            if not_straggler {
+                if idle > 0 {
+                    idle -= 1;
+                } else if let Some(n) = current
+                    .and_then(|k| preempt.get_mut(&k))
+                    .map(|p| &mut p.1)
+                    .filter(|n| **n > 0)
+                {
+                    *n -= 1;
+                } else {
+                    continue;
+                }
+            }
             if let Some(j) = self.jobs.get_mut(&id) {
                 j.asked = true;
             }
@@ -165,8 +194,13 @@ impl Scheduler {
         }
         self.counters.splits += 1;
         self.counters.pieces_handed_back += back.len() as u64;
-        // Dealt over the idle slots, shared with the answers still to come.
-        let slots = self.executors.idle_threads() / (self.asking.len() + 1);
+        // Dealt over the idle slots and the threads that would leave a deeper depth for
+        // them, shared with the answers still to come.
+        let key = PosKey { req, seq };
+        let leaving = (self.preemptible().get(&key))
+            .filter(|&&(d, _)| d == depth)
+            .map_or(0, |&(_, n)| n);
+        let slots = (self.executors.idle_threads() + leaving) / (self.asking.len() + 1);
         let jobs = slots.clamp(1, back.len());
         let per_job = back.len().div_ceil(jobs);
         for chunk in back.chunks(per_job) {
@@ -189,6 +223,73 @@ impl Scheduler {
                 split.deep.add_job(depth, id);
             }
         }
+    }
+
+    /// Per split position with a depth started beyond its current one and nothing of its
+    /// current depth queued: its current depth, and the threads of sharing executors
+    /// that hold its deeper jobs and none of its current depth (a worker's threads take
+    /// the shallowest work first, so they would leave those for its current depth's
+    /// pieces).
+    fn preemptible(&self) -> HashMap<PosKey, (u8, usize)> {
+        let mut current: HashMap<PosKey, u8> = HashMap::new();
+        for (&req, r) in &self.requests {
+            for &seq in &r.split {
+                let Some(deep) = r
+                    .lines
+                    .get(seq)
+                    .and_then(|p| p.split.as_ref())
+                    .map(|s| &s.deep)
+                else {
+                    continue;
+                };
+                let d = deep.current();
+                if deep.deepest_started() > Some(d)
+                    && !self.queue.holds_up_to(&r.table, req, seq, d)
+                {
+                    current.insert(PosKey { req, seq }, d);
+                }
+            }
+        }
+        let mut out: HashMap<PosKey, (u8, usize)> = HashMap::new();
+        if current.is_empty() {
+            return out;
+        }
+        let mut shallowest: Vec<(PosKey, u8)> = Vec::new();
+        for e in self
+            .executors
+            .values()
+            .filter(|e| e.shares && e.capacity > 0)
+        {
+            shallowest.clear();
+            for j in e.running.iter().filter_map(|id| self.jobs.get(id)) {
+                let Kind::Subtrees { seq, depth, .. } = &j.kind else {
+                    continue;
+                };
+                let key = PosKey {
+                    req: j.req,
+                    seq: *seq,
+                };
+                if !current.contains_key(&key) {
+                    continue;
+                }
+                match shallowest.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, m)) => *m = (*m).min(*depth),
+                    None => shallowest.push((key, *depth)),
+                }
+            }
+            let threads = match e.threads {
+                0 => e.capacity,
+                t => t.min(e.capacity),
+            };
+            for &(key, m) in &shallowest {
+                if let Some(&d) = current.get(&key) {
+                    if m > d {
+                        out.entry(key).or_insert((d, 0)).1 += threads;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// What job `id` keeps and hands back when it started its first `kept` pieces, and

@@ -99,6 +99,16 @@ impl Queue {
             .min()
     }
 
+    /// Whether a job of position `seq` of `req` at `depth` or shallower waits in the
+    /// queue.
+    pub(super) fn holds_up_to(&self, table: &str, req: RequestId, seq: u64, depth: u8) -> bool {
+        let lo = ((req, seq, 0, 0), JobId(0));
+        let hi = ((req, seq, depth, u32::MAX), JobId(u64::MAX));
+        self.by_table
+            .get(table)
+            .is_some_and(|set| set.range(lo..=hi).next().is_some())
+    }
+
     /// Whether a job of position `seq` of `req` waits in the queue.
     pub(super) fn holds_position(&self, table: &str, req: RequestId, seq: u64) -> bool {
         let lo = ((req, seq, 0, 0), JobId(0));

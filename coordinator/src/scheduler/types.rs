@@ -172,6 +172,9 @@ pub struct Counters {
     /// Hand-backs ignored: for a job finished, cancelled or superseded, or not asked.
     /// (Not results: a job that hands back still answers with one.)
     pub ignored_handbacks: u64,
+    /// Queued jobs of a depth started early, cut again once a depth before it was
+    /// proved empty (on its whole counts).
+    pub recut_jobs: u64,
 }
 
 /// How far a request has come: cheap enough to poll every second.

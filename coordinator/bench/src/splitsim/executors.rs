@@ -278,11 +278,15 @@ impl Exec {
     /// or a running one with pieces not taken), and a helper also for a waiting job of
     /// its own depth; a job left by all its threads waits, its pieces kept, for a free
     /// one. Deeper depths only count once shallower ones are empty: they wait.
+    /// Lanes are brought up to `t` only for a `later` one: one at the end of its run by
+    /// `t` leaves there rather than take another.
     fn leaver(&mut self, t: f64, rate: f64, later: bool) -> Option<(f64, u64, u64)> {
         let waiting = self.waiting.iter().map(job_depth).min().unwrap_or(u8::MAX);
         let mut open = u8::MAX;
         for r in self.running.values_mut() {
-            r.advance(t, later, None, rate);
+            if later {
+                r.advance(t, true, None, rate);
+            }
             if r.next < r.chunks() && r.run.batch.is_none() {
                 open = open.min(r.run.depth);
             }
@@ -481,12 +485,10 @@ impl Slots {
         }
         x.leave_at = None;
         let t = now as f64;
-        let Some((b, id, lane)) = x.leaver(t, rate, false) else {
+        let Some((_, id, lane)) = x.leaver(t, rate, false).filter(|(b, ..)| *b <= t) else {
+            self.plan_leave(e, now);
             return;
         };
-        if b > t {
-            return;
-        }
         if let Some(r) = x.running.get_mut(&id) {
             r.lanes.retain(|l| l.id != lane);
             r.advance(t, true, None, rate);
@@ -723,8 +725,12 @@ mod tests {
 
     impl World {
         fn new(threads: usize, share: bool) -> World {
+            World::at_rate(threads, share, RATE)
+        }
+
+        fn at_rate(threads: usize, share: bool, rate: f64) -> World {
             World {
-                slots: Slots::new(1, threads, RATE, share),
+                slots: Slots::new(1, threads, rate, share),
                 runs: HashMap::new(),
                 events: Default::default(),
                 ended: Vec::new(),
@@ -818,6 +824,19 @@ mod tests {
         // The second thread helps depth 14 first: job 2 starts once job 1 has no piece
         // left to take.
         assert_eq!(w.ended, vec![(1, 0, 200, 400), (2, 200, 300, 100)]);
+    }
+
+    #[test]
+    fn a_thread_leaves_a_deeper_job_at_its_pieces_end_for_a_shallower_one() {
+        // 100 nodes take 333.3 µs: a piece ends between two ticks, and the thread leaves
+        // there rather than take the next piece.
+        let mut w = World::at_rate(1, true, 3e5);
+        w.arrive(job_of(1, 15, &[100; 4]));
+        w.run_to(400);
+        w.arrive(job_of(2, 14, &[100]));
+        w.run_to(10_000);
+        // Piece 1 ends at 666.7; job 2 runs from there, then job 1's pieces 2 and 3.
+        assert_eq!(w.ended, vec![(2, 667, 1_001, 100), (1, 0, 1_668, 400)]);
     }
 
     #[test]
