@@ -158,13 +158,7 @@ impl Scheduler {
                 if deeper == 0 || e.running.len() - deeper >= e.capacity {
                     continue;
                 }
-                if let Some(j) = self.jobs.get(&id) {
-                    self.queue.remove(&j.table, prio, id);
-                }
-                if let Some(job) = self.materialise(id, exec) {
-                    self.actions.push(Action::Dispatch { to: exec, job });
-                    progressed = true;
-                }
+                progressed |= self.send(prio, id, exec);
             }
             if !progressed || self.queue.is_empty() {
                 break;
@@ -209,13 +203,22 @@ impl Scheduler {
             let Some((prio, id)) = self.queue.best_for(&e.tables) else {
                 continue;
             };
-            if let Some(j) = self.jobs.get(&id) {
-                self.queue.remove(&j.table, prio, id);
-            }
-            if let Some(job) = self.materialise(id, exec) {
+            progressed |= self.send(prio, id, exec);
+        }
+    }
+
+    /// Takes queued job `id` (of priority `prio`) out of the queue and sends it to `exec`:
+    /// whether it went.
+    fn send(&mut self, prio: Priority, id: JobId, exec: ExecutorId) -> bool {
+        if let Some(j) = self.jobs.get(&id) {
+            self.queue.remove(&j.table, prio, id);
+        }
+        match self.materialise(id, exec) {
+            Some(job) => {
                 self.actions.push(Action::Dispatch { to: exec, job });
-                progressed = true;
+                true
             }
+            None => false,
         }
     }
 
