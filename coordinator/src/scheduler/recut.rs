@@ -10,14 +10,17 @@ impl Scheduler {
     /// Cuts again the queued jobs of the depths of split position `key` ranked on older
     /// counts than it has now.
     pub(super) fn recut_early(&mut self, key: PosKey) {
-        let pending = self.pending_prefixes(key);
-        let depths = match self.pos_mut(key).and_then(|p| p.split.as_ref()) {
-            Some(split) => split.deep.open_depths(),
+        let stale: Vec<(u8, Vec<JobId>)> = match self.pos_mut(key).and_then(|p| p.split.as_ref()) {
+            Some(split) => (split.deep.open_depths().into_iter())
+                .filter_map(|(d, stale, o)| stale.then_some((d, o)))
+                .collect(),
             None => return,
         };
-        for (depth, open) in
-            (depths.into_iter()).filter_map(|(d, stale, o)| stale.then_some((d, o)))
-        {
+        if stale.is_empty() {
+            return;
+        }
+        let pending = self.pending_prefixes(key);
+        for (depth, open) in stale {
             let queued: Vec<(JobId, Vec<u32>)> = (open.iter())
                 .filter_map(|id| {
                     let j = self.jobs.get(id)?;
