@@ -138,7 +138,13 @@ fn a_hand_made_trace_replays_to_the_schedule_worked_out_by_hand() {
     );
     assert_eq!(r.solutions, trace.solutions());
     assert!((r.efficiency() - 15.0 / 36.0).abs() < 1e-12);
-    assert!(r.to_string().ends_with("efficiency 0.417 at 2 threads"));
+    // 21000 of its 36000 slot-µs idle; the one thread's nodes searched, no more.
+    assert!((r.busy() - 15.0 / 36.0).abs() < 1e-12);
+    assert_eq!(r.work(), 1.0);
+    assert!(r.to_string().ends_with(
+        "busy 0.417 of the slot time, over nodes 1.000 x one thread's\n\
+         efficiency 0.417 at 2 threads"
+    ));
 }
 
 #[test]
@@ -387,6 +393,17 @@ fn the_recorded_traces_load_and_replay() {
         .unwrap();
         assert_eq!(r.solutions.first().map(Vec::len), Some(optimal as usize));
         assert!(r.efficiency() > 0.0 && r.efficiency() <= 1.5, "{name}: {r}");
+        // The idle time by cause accounts for every slot-µs not searching: the
+        // efficiency is the busy share over the nodes' ratio, to within the one-thread
+        // run's start (the shallow job).
+        let parts = r.busy() / r.work();
+        assert!(
+            (parts / r.efficiency() - 1.0).abs() < 0.05,
+            "{name}: busy {} / work {} against efficiency {}",
+            r.busy(),
+            r.work(),
+            r.efficiency()
+        );
         seen += 1;
     }
     assert!(seen >= 1, "no trace in {}", dir.display());

@@ -172,6 +172,27 @@ impl SplitReport {
     pub fn efficiency(&self) -> f64 {
         self.speedup() / self.threads.max(1) as f64
     }
+
+    /// The share of the slot time (threads × wall) not idle: what the scheduler keeps
+    /// busy, whatever the work it runs.
+    pub fn busy(&self) -> f64 {
+        let slot_us = self.threads as f64 * self.wall_us as f64;
+        let Idle {
+            start,
+            depth,
+            tail,
+            dispatch,
+        } = self.idle;
+        (1.0 - (start + depth + tail + dispatch) / slot_us.max(1.0)).max(0.0)
+    }
+
+    /// Nodes searched over the one-thread run's: above 1, work the one thread did not
+    /// need (its first solution came earlier in its order, or cancelled work); below 1,
+    /// a first solution met sooner than the one thread met it. The efficiency is
+    /// [`SplitReport::busy`] over this, up to the one-thread run's own start.
+    pub fn work(&self) -> f64 {
+        self.nodes as f64 / self.one_thread_nodes.max(1) as f64
+    }
 }
 
 impl std::fmt::Display for SplitReport {
@@ -209,6 +230,12 @@ impl std::fmt::Display for SplitReport {
             slot_s,
             self.jobs.len(),
             self.splits
+        )?;
+        writeln!(
+            f,
+            "busy {:.3} of the slot time, over nodes {:.3} x one thread's",
+            self.busy(),
+            self.work()
         )?;
         write!(
             f,
