@@ -86,7 +86,7 @@ impl Scheduler {
                         }
                         // Not in a piece it handed back: another job searches that.
                         let back = handed.map_or(&[][..], |h| &h.back[..]);
-                        let in_back = |&u: &u32| {
+                        let in_back = |&u: &cut::Unit| {
                             list.and_then(|l| super::cut::unit_moves(l, u))
                                 .is_some_and(|m| s.starts_with(&m))
                         };

@@ -12,42 +12,49 @@
 use std::collections::{BTreeSet, HashMap};
 use tables::{canonical, Move};
 
-/// Moves a unit may add to its prefix.
-pub const MAX_LEVEL: u32 = 3;
+/// Moves a unit may add to its prefix, its pieces' front moves included (see the split
+/// module). At 3 (ids of 32 bits), 20-superflip's last depth-19 job at 64 × 16 threads
+/// held 28 units of 7 moves with no piece level left, so it could hand nothing back and
+/// ran on one thread from 28 to 52 ms while the other 1,021 idled (0.473 efficient;
+/// 0.703 at 6).
+pub const MAX_LEVEL: u32 = 6;
 
-/// A unit id: the level (moves beyond the prefix) in the top two bits, then
+/// A unit id: the level (moves beyond the prefix) in the bits from 58 up, then
 /// `prefix * 18^level + the added moves' indices in base 18`.
-const LEVEL_SHIFT: u32 = 30;
-const PAYLOAD: u32 = (1 << LEVEL_SHIFT) - 1;
+const LEVEL_SHIFT: u32 = 58;
+const PAYLOAD: Unit = (1 << LEVEL_SHIFT) - 1;
+
+/// A unit id (see [`MAX_LEVEL`]).
+pub type Unit = u64;
 
 /// The level of unit `id` (0: a prefix).
-pub fn level(id: u32) -> u32 {
-    id >> LEVEL_SHIFT
+pub fn level(id: Unit) -> u32 {
+    (id >> LEVEL_SHIFT) as u32
 }
 
 /// The id of the child of unit `id` by move `m` (`None` past [`MAX_LEVEL`] or when
 /// the id would not fit).
-pub fn child_id(id: u32, m: Move) -> Option<u32> {
+pub fn child_id(id: Unit, m: Move) -> Option<Unit> {
     let l = level(id) + 1;
     if l > MAX_LEVEL {
         return None;
     }
-    let payload = u64::from(id & PAYLOAD) * 18 + m.index() as u64;
-    (payload <= u64::from(PAYLOAD)).then_some((l << LEVEL_SHIFT) | payload as u32)
+    let payload = (id & PAYLOAD) * 18 + m.index() as Unit;
+    (payload <= PAYLOAD).then_some((Unit::from(l) << LEVEL_SHIFT) | payload)
 }
 
 /// The prefix unit `id` lies under (its index among the prefixes).
-pub fn prefix_of(id: u32) -> u32 {
-    (id & PAYLOAD) / 18u32.pow(level(id))
+pub fn prefix_of(id: Unit) -> Unit {
+    (id & PAYLOAD) / 18u64.pow(level(id))
 }
 
 /// The unit below `id` by `moves`, one level a move (`None` past [`MAX_LEVEL`]).
-pub fn descendant_id(id: u32, moves: &[Move]) -> Option<u32> {
+pub fn descendant_id(id: Unit, moves: &[Move]) -> Option<Unit> {
     moves.iter().try_fold(id, |u, &m| child_id(u, m))
 }
 
 /// The moves of unit `id`.
-pub fn unit_moves(prefixes: &[Vec<Move>], id: u32) -> Option<Vec<Move>> {
+pub fn unit_moves(prefixes: &[Vec<Move>], id: Unit) -> Option<Vec<Move>> {
     let l = level(id);
     let mut payload = id & PAYLOAD;
     let mut added = Vec::with_capacity(l as usize);
@@ -61,7 +68,7 @@ pub fn unit_moves(prefixes: &[Vec<Move>], id: u32) -> Option<Vec<Move>> {
 }
 
 /// The last move of unit `id`.
-fn last_move(prefixes: &[Vec<Move>], id: u32) -> Option<Move> {
+fn last_move(prefixes: &[Vec<Move>], id: Unit) -> Option<Move> {
     match level(id) {
         0 => prefixes.get(id as usize)?.last().copied(),
         _ => Move::ALL.get(((id & PAYLOAD) % 18) as usize).copied(),
@@ -69,7 +76,7 @@ fn last_move(prefixes: &[Vec<Move>], id: u32) -> Option<Move> {
 }
 
 /// The children of a unit whose last move is `last`, with their ids.
-fn children(id: u32, last: Option<Move>) -> impl Iterator<Item = (u32, Move)> {
+fn children(id: Unit, last: Option<Move>) -> impl Iterator<Item = (Unit, Move)> {
     let mask = canonical::allowed_after(last);
     Move::ALL
         .into_iter()
@@ -81,13 +88,13 @@ fn children(id: u32, last: Option<Move>) -> impl Iterator<Item = (u32, Move)> {
 pub struct Counts<'a> {
     /// The units to cut (prefixes, or units below prefixes not cut whole); `None`: every
     /// prefix.
-    pub units: Option<&'a [u32]>,
+    pub units: Option<&'a [Unit]>,
     /// Latest nodes of each prefix's subtree.
     pub prefixes: &'a [u64],
     /// Latest nodes of each unit below a prefix, by unit id.
-    pub children: &'a HashMap<u32, u64>,
+    pub children: &'a HashMap<Unit, u64>,
     /// The units searched as their children.
-    pub split: &'a BTreeSet<u32>,
+    pub split: &'a BTreeSet<Unit>,
 }
 
 /// How to cut.
@@ -101,11 +108,11 @@ pub struct Plan {
 #[derive(Debug, Default, PartialEq)]
 pub struct Cut {
     /// Unit ids, one list per job, in rank order.
-    pub groups: Vec<Vec<u32>>,
+    pub groups: Vec<Vec<Unit>>,
     /// The nodes each job's units held when last measured (as `counts` gave them).
     pub nodes: Vec<u64>,
     /// Units cut into their children from this depth on.
-    pub newly_split: Vec<u32>,
+    pub newly_split: Vec<Unit>,
 }
 
 /// Cuts a depth over `prefixes` (see the module documentation).
@@ -117,13 +124,13 @@ pub fn cut(prefixes: &[Vec<Move>], counts: &Counts<'_>, plan: Plan) -> Cut {
 pub fn cut_measured(
     prefixes: &[Vec<Move>],
     counts: &Counts<'_>,
-    mut units: Vec<(u32, u64)>,
+    mut units: Vec<(Unit, u64)>,
     plan: Plan,
 ) -> Cut {
     if prefixes.is_empty() {
         return Cut::default();
     }
-    let rank = |&(id, c): &(u32, u64)| match last_move(prefixes, id) {
+    let rank = |&(id, c): &(Unit, u64)| match last_move(prefixes, id) {
         Some(m) if m.face_index() < 3 => c as f64 * 0.816_496_580_927_726,
         _ => c as f64,
     };
@@ -132,7 +139,7 @@ pub fn cut_measured(
     // 43,254 prefixes was 15% of a 15-mover's CPU); a rank is finite and not negative, so
     // its bits order as it does, and (rank, id) is unique, so an unstable sort gives the
     // one order.
-    let mut ranked: Vec<(u64, u32, u64)> = units
+    let mut ranked: Vec<(u64, Unit, u64)> = units
         .iter()
         .map(|u| (rank(u).to_bits(), u.0, u.1))
         .collect();
@@ -144,9 +151,9 @@ pub fn cut_measured(
     let target = (total / jobs as u64).max(1) as f64;
     let per_job = units.len().div_ceil(jobs);
     let mut out = Cut::default();
-    let mut cur: Vec<u32> = Vec::new();
+    let mut cur: Vec<Unit> = Vec::new();
     let mut acc = 0u64;
-    let push = |out: &mut Cut, cur: &mut Vec<u32>, acc: &mut u64| {
+    let push = |out: &mut Cut, cur: &mut Vec<Unit>, acc: &mut u64| {
         if !cur.is_empty() {
             out.groups.push(std::mem::take(cur));
             out.nodes.push(*acc);
@@ -189,14 +196,14 @@ pub fn cut_measured(
 
 /// The units to cut and their counts: a split unit's children (an equal share of the
 /// unit for a child not measured yet), recursively.
-pub fn measured_units(prefixes: &[Vec<Move>], counts: &Counts<'_>) -> Vec<(u32, u64)> {
+pub fn measured_units(prefixes: &[Vec<Move>], counts: &Counts<'_>) -> Vec<(Unit, u64)> {
     let n = prefixes.len();
     let prefix_count = |i: usize| counts.prefixes.get(i).copied().unwrap_or(0);
-    let mut units: Vec<(u32, u64)> = Vec::with_capacity(n + counts.split.len() * 15);
+    let mut units: Vec<(Unit, u64)> = Vec::with_capacity(n + counts.split.len() * 15);
     match counts.units {
         None => {
             for i in 0..n {
-                expand(prefixes, i as u32, prefix_count(i), counts, &mut units);
+                expand(prefixes, i as Unit, prefix_count(i), counts, &mut units);
             }
         }
         Some(ids) => {
@@ -213,7 +220,7 @@ pub fn measured_units(prefixes: &[Vec<Move>], counts: &Counts<'_>) -> Vec<(u32, 
 }
 
 /// For a unit not measured yet, a share of its prefix's count (a 13th per move below it).
-fn unit_share(id: u32, counts: &Counts<'_>) -> u64 {
+fn unit_share(id: Unit, counts: &Counts<'_>) -> u64 {
     let (mut root, mut share) = (id & PAYLOAD, 1u64);
     for _ in 0..level(id) {
         root /= 18;
@@ -225,10 +232,10 @@ fn unit_share(id: u32, counts: &Counts<'_>) -> u64 {
 /// Unit `id` with `count` nodes, or its descendants when it is split.
 fn expand(
     prefixes: &[Vec<Move>],
-    id: u32,
+    id: Unit,
     count: u64,
     counts: &Counts<'_>,
-    out: &mut Vec<(u32, u64)>,
+    out: &mut Vec<(Unit, u64)>,
 ) {
     if !counts.split.contains(&id) {
         out.push((id, count));
@@ -243,10 +250,10 @@ fn expand(
 /// `whole`).
 fn kids(
     prefixes: &[Vec<Move>],
-    id: u32,
+    id: Unit,
     whole: u64,
-    measured: &HashMap<u32, u64>,
-) -> Vec<(u32, u64)> {
+    measured: &HashMap<Unit, u64>,
+) -> Vec<(Unit, u64)> {
     let last = last_move(prefixes, id);
     let share = whole / u64::from(canonical::allowed_after(last).count_ones().max(1));
     children(id, last)
@@ -265,8 +272,8 @@ mod tests {
     #[test]
     fn unit_ids_name_prefixes_and_their_children() {
         let prefixes = canonical::sequences(2);
-        let p = 7u32;
-        let kids: Vec<(u32, Vec<Move>)> = children(p, last_move(&prefixes, p))
+        let p = 7u64;
+        let kids: Vec<(Unit, Vec<Move>)> = children(p, last_move(&prefixes, p))
             .map(|(id, _)| (id, unit_moves(&prefixes, id).unwrap()))
             .collect();
         let n = canonical::allowed_after(prefixes[7].last().copied()).count_ones();
@@ -277,19 +284,23 @@ mod tests {
             assert!(canonical::is_canonical(k));
             assert_eq!(level(*id), 1);
             // Grandchildren, down to the deepest level.
-            let g: Vec<u32> = children(*id, k.last().copied()).map(|x| x.0).collect();
+            let g: Vec<Unit> = children(*id, k.last().copied()).map(|x| x.0).collect();
             assert_eq!(
                 g.len(),
                 canonical::allowed_after(k.last().copied()).count_ones() as usize
             );
             let gm = unit_moves(&prefixes, g[0]).unwrap();
             assert_eq!((gm.len(), &gm[..3]), (4, &k[..]));
-            let deepest = child_id(g[0], Move::ALL[4]).unwrap();
+            let mut deepest = g[0];
+            while level(deepest) < MAX_LEVEL {
+                let m = Move::ALL[4 + 3 * (level(deepest) as usize % 2)];
+                deepest = child_id(deepest, m).unwrap();
+            }
             assert_eq!(level(deepest), MAX_LEVEL);
             assert_eq!(child_id(deepest, Move::ALL[0]), None);
         }
         assert_eq!(unit_moves(&prefixes, 3), Some(prefixes[3].clone()));
-        assert_eq!(unit_moves(&prefixes, prefixes.len() as u32), None);
+        assert_eq!(unit_moves(&prefixes, prefixes.len() as Unit), None);
     }
 
     #[test]
@@ -307,10 +318,10 @@ mod tests {
             plan(10),
         );
         assert!(c.newly_split.is_empty());
-        let all: Vec<u32> = c.groups.iter().flatten().copied().collect();
+        let all: Vec<Unit> = c.groups.iter().flatten().copied().collect();
         let mut sorted = all.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, (0..prefixes.len() as u32).collect::<Vec<_>>());
+        assert_eq!(sorted, (0..prefixes.len() as Unit).collect::<Vec<_>>());
         // The heaviest (count 16: i % 7 == 6) come first.
         assert_eq!(counts[all[0] as usize], 16);
         assert!((9..=11).contains(&c.groups.len()), "{}", c.groups.len());
@@ -333,16 +344,16 @@ mod tests {
             plan(8),
         );
         assert_eq!(c.newly_split, vec![5]);
-        let units: Vec<u32> = c.groups.iter().flatten().copied().collect();
+        let units: Vec<Unit> = c.groups.iter().flatten().copied().collect();
         assert!(!units.contains(&5));
-        let kids: Vec<u32> = units.iter().copied().filter(|&u| level(u) > 0).collect();
+        let kids: Vec<Unit> = units.iter().copied().filter(|&u| level(u) > 0).collect();
         assert!(kids.len() >= 15, "{}", kids.len());
         assert!(kids
             .iter()
             .all(|&k| unit_moves(&prefixes, k).unwrap()[..2] == prefixes[5][..]));
-        let kids: Vec<u32> = kids.into_iter().filter(|&u| level(u) == 1).collect();
+        let kids: Vec<Unit> = kids.into_iter().filter(|&u| level(u) == 1).collect();
         // Next depth: measured children are ranked on their own counts.
-        let split: BTreeSet<u32> = [5].into();
+        let split: BTreeSet<Unit> = [5].into();
         let mut measured = HashMap::new();
         measured.insert(kids[3], 1u64);
         let c2 = cut(
@@ -355,7 +366,7 @@ mod tests {
             },
             plan(8),
         );
-        let units2: Vec<u32> = c2.groups.iter().flatten().copied().collect();
+        let units2: Vec<Unit> = c2.groups.iter().flatten().copied().collect();
         assert_eq!(units2.len(), prefixes.len() - 1 + 15);
         assert_eq!(*units2.last().unwrap(), kids[3], "the lightest comes last");
     }
@@ -365,7 +376,7 @@ mod tests {
         let prefixes = canonical::sequences(2);
         let counts = vec![100u64; prefixes.len()];
         let below = child_id(9, Move::ALL[16]).unwrap();
-        let given = [3u32, 40, below];
+        let given = [3u64, 40, below];
         let none = HashMap::new();
         let unsplit = BTreeSet::new();
         let counted = Counts {
@@ -375,7 +386,7 @@ mod tests {
             split: &unsplit,
         };
         let c = cut(&prefixes, &counted, plan(2));
-        let mut units: Vec<u32> = c.groups.iter().flatten().copied().collect();
+        let mut units: Vec<Unit> = c.groups.iter().flatten().copied().collect();
         units.sort_unstable();
         assert_eq!(units, given);
         // The unit below prefix 9 weighs a 13th of it.

@@ -95,7 +95,7 @@ pub enum Step {
 
 /// The prefixes with units in open jobs, by depth (a depth's count of such a prefix is
 /// not whole yet).
-pub type Pending = HashMap<u8, HashSet<u32>>;
+pub type Pending = HashMap<u8, HashSet<cut::Unit>>;
 
 /// One depth of a split position.
 #[derive(Debug, Default)]
@@ -110,7 +110,7 @@ struct DepthState {
     /// position's counts once the depth is proved empty. Until then a prefix's count
     /// ranks the next depths only once the prefix has no unit in an open job: a unit
     /// whose job handed back pieces answers in parts, and a part would rank it as light.
-    counted: Vec<(u32, u64)>,
+    counted: Vec<(cut::Unit, u64)>,
     /// The newest depth of the counts its jobs were ranked on.
     ranked_on: u8,
 }
@@ -140,12 +140,12 @@ pub struct Deep {
     /// searched it (ranks the next depths).
     counts: Vec<u64>,
     /// The same for each unit below a prefix (see [`cut`]), by unit id.
-    child_counts: HashMap<u32, (u64, u8)>,
+    child_counts: HashMap<cut::Unit, (u64, u8)>,
     /// The depth each of `counts` was taken at (with symmetries a depth searches one
     /// prefix of each class, so a prefix's count may be older than the last depth's).
     count_depth: Vec<u8>,
     /// Units searched as their children (see [`cut`]).
-    split: BTreeSet<u32>,
+    split: BTreeSet<cut::Unit>,
     /// The deepest depth proved empty by subtree jobs, and its nodes (sizes the next).
     last_full: Option<(u8, u64)>,
     /// Depths with jobs: `current` and at most [`EARLY_AHEAD`] started early.
@@ -376,7 +376,13 @@ impl Deep {
 
     /// Takes in an accepted subtree job's results. `prefixes` are the job's prefix
     /// indices, in the order the job listed them.
-    pub fn absorb(&mut self, id: JobId, depth: u8, prefixes: &[u32], results: Vec<SubtreeResult>) {
+    pub fn absorb(
+        &mut self,
+        id: JobId,
+        depth: u8,
+        prefixes: &[cut::Unit],
+        results: Vec<SubtreeResult>,
+    ) {
         if self.counts.is_empty() {
             self.counts = vec![0; prefix_count_hint(prefixes)];
         }
@@ -402,7 +408,7 @@ impl Deep {
     /// Takes the counts of `depth`, proved empty, as the ones that rank the next depths.
     /// A unit may answer in parts (pieces handed back go to other jobs): the counts of one
     /// depth add up; a deeper depth's replace an older one's.
-    fn settle(&mut self, depth: u8, counted: &[(u32, u64)]) {
+    fn settle(&mut self, depth: u8, counted: &[(cut::Unit, u64)]) {
         for &(i, nodes) in counted {
             let add = |c: &mut u64, d: &mut u8| {
                 if depth > *d || *c == 0 {
@@ -515,7 +521,7 @@ impl Deep {
         per_slot: usize,
         job_nodes: u64,
         pending: &Pending,
-    ) -> Vec<(Vec<u32>, f64)> {
+    ) -> Vec<(Vec<cut::Unit>, f64)> {
         let prefixes = Arc::clone(&self.prefixes.list);
         let n = prefixes.len();
         if n == 0 {
@@ -526,15 +532,17 @@ impl Deep {
         self.depths.entry(depth).or_default().ranked_on = settled;
         // The units of a position with symmetries: the lightest of each class (all of them
         // for the probe).
-        let units: Option<Vec<u32>> = match &self.prefixes.reduced {
+        let units: Option<Vec<cut::Unit>> = match &self.prefixes.reduced {
             Some(r) if self.probe != Some(depth) => {
                 let cost = |i: u32| match self.count_depth.get(i as usize) {
                     Some(&d) if d > 0 => counts[i as usize],
                     _ => u64::MAX / 2,
                 };
                 let kept = r.1.keep(cost);
-                let below = (kept.pairs.iter()).filter_map(|&(i, m)| cut::child_id(i, m));
-                Some(kept.prefixes.iter().copied().chain(below).collect())
+                let below =
+                    (kept.pairs.iter()).filter_map(|&(i, m)| cut::child_id(cut::Unit::from(i), m));
+                let whole = kept.prefixes.iter().map(|&i| cut::Unit::from(i));
+                Some(whole.chain(below).collect())
             }
             _ => None,
         };
@@ -553,7 +561,7 @@ impl Deep {
             // Units split at an earlier depth are counted by their children.
             None => {
                 (counts.iter().enumerate())
-                    .filter(|(i, _)| !self.split.contains(&(*i as u32)))
+                    .filter(|(i, _)| !self.split.contains(&(*i as cut::Unit)))
                     .map(|(_, &c)| c)
                     .sum::<u64>()
                     + (children.iter())
@@ -591,13 +599,13 @@ impl Deep {
     /// scaled to the newest of them (an older depth's count stands for 13 times as many
     /// nodes per move of depth): by prefix, by unit below a prefix, and that newest depth
     /// (0: none counted yet).
-    fn scaled_counts(&self, pending: &Pending) -> (Vec<u64>, HashMap<u32, u64>, u8) {
+    fn scaled_counts(&self, pending: &Pending) -> (Vec<u64>, HashMap<cut::Unit, u64>, u8) {
         let mut counts = self.counts.clone();
         let mut count_depth = self.count_depth.clone();
         let mut child_counts = self.child_counts.clone();
         for (&e, s) in self.depths.range(self.current..) {
             let open = pending.get(&e);
-            let mut whole: HashMap<u32, u64> = HashMap::new();
+            let mut whole: HashMap<cut::Unit, u64> = HashMap::new();
             for &(i, n) in &s.counted {
                 let top = cut::prefix_of(i);
                 if open.is_some_and(|o| o.contains(&top)) {
@@ -635,7 +643,7 @@ impl Deep {
         let counts: Vec<u64> = (counts.iter().enumerate())
             .map(|(i, &c)| norm(c, count_depth.get(i).copied().unwrap_or(newest)))
             .collect();
-        let children: HashMap<u32, u64> = (child_counts.iter())
+        let children: HashMap<cut::Unit, u64> = (child_counts.iter())
             .map(|(&u, &(c, d))| (u, norm(c, d)))
             .collect();
         (counts, children, newest)
@@ -648,10 +656,10 @@ impl Deep {
     pub fn regroup(
         &mut self,
         depth: u8,
-        units: &[u32],
+        units: &[cut::Unit],
         jobs: usize,
         pending: &Pending,
-    ) -> Option<Vec<(Vec<u32>, f64)>> {
+    ) -> Option<Vec<(Vec<cut::Unit>, f64)>> {
         let (counts, children, newest) = self.scaled_counts(pending);
         if newest == 0 || units.is_empty() {
             return None;
@@ -703,7 +711,7 @@ impl Deep {
 }
 
 /// How many prefixes a depth has (the counts table grows on demand beyond the hint).
-fn prefix_count_hint(prefixes: &[u32]) -> usize {
+fn prefix_count_hint(prefixes: &[cut::Unit]) -> usize {
     // Only prefixes: a split unit's id is far past them (see [`cut`]).
     (prefixes.iter())
         .filter(|&&i| cut::level(i) == 0)
@@ -752,9 +760,9 @@ mod tests {
     }
 
     /// Where units `a`, `b` and `c` come in `groups`' order.
-    fn order(groups: &[(Vec<u32>, f64)], of: [u32; 3]) -> Vec<u32> {
-        let flat: Vec<u32> = groups.iter().flat_map(|g| g.0.iter().copied()).collect();
-        let mut out: Vec<u32> = of.to_vec();
+    fn order(groups: &[(Vec<cut::Unit>, f64)], of: [cut::Unit; 3]) -> Vec<cut::Unit> {
+        let flat: Vec<cut::Unit> = groups.iter().flat_map(|g| g.0.iter().copied()).collect();
+        let mut out: Vec<cut::Unit> = of.to_vec();
         out.sort_by_key(|u| flat.iter().position(|x| x == u));
         out
     }

@@ -21,7 +21,7 @@ impl Scheduler {
         }
         let pending = self.pending_prefixes(key);
         for (depth, open) in stale {
-            let queued: Vec<(JobId, Vec<u32>)> = (open.iter())
+            let queued: Vec<(JobId, Vec<cut::Unit>)> = (open.iter())
                 .filter_map(|id| {
                     let j = self.jobs.get(id)?;
                     match (&j.kind, j.lease, &j.handed) {
@@ -32,7 +32,8 @@ impl Scheduler {
                     }
                 })
                 .collect();
-            let units: Vec<u32> = queued.iter().flat_map(|(_, u)| u.iter().copied()).collect();
+            let units: Vec<cut::Unit> =
+                queued.iter().flat_map(|(_, u)| u.iter().copied()).collect();
             let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) else {
                 return;
             };

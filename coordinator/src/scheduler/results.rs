@@ -279,7 +279,12 @@ impl Scheduler {
 
     /// Queues `groups` (units, predicted nodes) as jobs of `depth` of a split position,
     /// ranked in their order.
-    pub(super) fn add_depth_jobs(&mut self, key: PosKey, depth: u8, groups: Vec<(Vec<u32>, f64)>) {
+    pub(super) fn add_depth_jobs(
+        &mut self,
+        key: PosKey,
+        depth: u8,
+        groups: Vec<(Vec<cut::Unit>, f64)>,
+    ) {
         let splits = self.executors.values().any(|e| e.splits);
         for (g, (prefixes, nodes)) in groups.into_iter().enumerate() {
             let pieces = match splits {

@@ -36,7 +36,7 @@ const STRAGGLER: u64 = 2;
 /// The piece levels of a job of `units` predicted to hold `nodes`: as many moves (up to
 /// [`pieces::MAX_PIECE_LEVELS`], and within [`cut::MAX_LEVEL`] for the units they make)
 /// as leave pieces of [`PIECE_NODES`] on average.
-pub(super) fn piece_levels(units: &[u32], nodes: f64) -> u8 {
+pub(super) fn piece_levels(units: &[cut::Unit], nodes: f64) -> u8 {
     let top = units.iter().map(|&u| cut::level(u)).max().unwrap_or(0);
     let room = cut::MAX_LEVEL.saturating_sub(top);
     let per_unit = nodes / units.len().max(1) as f64;
@@ -308,7 +308,7 @@ impl Scheduler {
         let r = self.requests.get(&j.req)?;
         let list = r.lines.get(*seq)?.split.as_ref()?.deep.prefixes().list();
         // The units as the job was sent (materialise drops none of a scheduler's own).
-        let units: Vec<(u32, Vec<Move>)> = (prefixes.iter())
+        let units: Vec<(cut::Unit, Vec<Move>)> = (prefixes.iter())
             .filter_map(|&u| Some((u, cut::unit_moves(list, u)?)))
             .collect();
         let moves: Vec<Vec<Move>> = units.iter().map(|(_, m)| m.clone()).collect();
@@ -390,7 +390,7 @@ impl Scheduler {
 }
 
 /// The piece levels the unit ids of `units` leave room for.
-fn piece_room(units: &[u32]) -> u8 {
+fn piece_room(units: &[cut::Unit]) -> u8 {
     let top = units.iter().map(|&u| cut::level(u)).max().unwrap_or(0);
     u8::try_from(cut::MAX_LEVEL.saturating_sub(top)).unwrap_or(0)
 }

@@ -31,7 +31,7 @@ pub(super) enum Kind {
     Subtrees {
         seq: u64,
         depth: u8,
-        prefixes: Vec<u32>,
+        prefixes: Vec<cut::Unit>,
         /// Each unit searched as its pieces, this many moves longer
         /// ([`proto::pieces`]), so that what is not started can be handed back.
         pieces: u8,
@@ -155,9 +155,9 @@ pub(super) struct Handed {
     pub(super) results: usize,
     /// The units it still searches: its whole units, then the pieces it kept of the
     /// unit it was in (a job made again from it searches these).
-    pub(super) kept: Vec<u32>,
+    pub(super) kept: Vec<cut::Unit>,
     /// The units and pieces handed back (a solution in one of them is not its to find).
-    pub(super) back: Vec<u32>,
+    pub(super) back: Vec<cut::Unit>,
 }
 
 /// The open single-position jobs of one position, without an allocation for the common
