@@ -67,12 +67,9 @@ impl Pace {
 
     /// Jobs per slot for a depth predicted to hold `nodes` over `slots` slots, at most
     /// `most`: one per slot unless each of `k` per slot still lasts `overheads` round
-    /// trips, and past [`COARSE_PER_SLOT`] a slot only while each lasts
-    /// [`FINE_ROUND_TRIPS`] times as many. More jobs than slots balance the load (a slot
-    /// that drew a light job takes another) and bring a first solution sooner (it is met
-    /// inside its job, on that job's threads, while every other thread searches on), but
-    /// each costs a round trip its slot may wait out; fewer than one per slot only leave
-    /// slots idle.
+    /// trips. More jobs than slots balance the load (a slot that drew a light job takes
+    /// another) but each costs a round trip its slot may wait out; fewer than one per
+    /// slot only leave slots idle.
     pub(crate) fn jobs_per_slot(
         &self,
         nodes: f64,
@@ -80,27 +77,14 @@ impl Pace {
         most: usize,
         overheads: f64,
     ) -> usize {
-        let most = most.max(1);
         let min_job = self.min_job(overheads);
         if min_job <= 0.0 {
-            return most;
+            return most.max(1);
         }
         let k = nodes / (slots.max(1) as f64 * min_job);
-        let coarse = (k.floor() as usize).clamp(1, most.min(COARSE_PER_SLOT));
-        let fine = ((k / FINE_ROUND_TRIPS).floor() as usize).min(most);
-        coarse.max(fine)
+        (k.floor() as usize).clamp(1, most.max(1))
     }
 }
-
-/// Jobs per slot a depth gets while each lasts the configured round trips.
-pub(crate) const COARSE_PER_SLOT: usize = 8;
-
-/// Past [`COARSE_PER_SLOT`] jobs a slot, how many times the configured round trips each
-/// must last: finer jobs pay where the round trip is short against the depth (1 ms at
-/// 256 threads: the replays' worst first solution 0.528 -> 0.804 at up to 32 a slot), not
-/// where it is long (10 ms at 64 threads: 20-superflip 0.815 -> 0.568, its jobs' round
-/// trips 32% of the slot time).
-pub(crate) const FINE_ROUND_TRIPS: f64 = 4.0;
 
 #[cfg(test)]
 mod tests {
@@ -140,12 +124,5 @@ mod tests {
         assert_eq!(p.jobs_per_slot(1e3, 4, 8, 10.0), 1);
         assert_eq!(p.jobs_per_slot(4.0 * 6e5 * 3.0, 4, 8, 10.0), 3);
         assert_eq!(p.jobs_per_slot(1e12, 4, 8, 10.0), 8);
-        // Past 8 a slot, each job lasts 40 round trips: 20 per slot of 10 round trips
-        // make 8 of them (5 of 40); 100 make 25; more than 32 stay 32.
-        assert_eq!(p.jobs_per_slot(4.0 * 6e5 * 20.0, 4, 32, 10.0), 8);
-        assert_eq!(p.jobs_per_slot(4.0 * 6e5 * 100.0, 4, 32, 10.0), 25);
-        assert_eq!(p.jobs_per_slot(1e12, 4, 32, 10.0), 32);
-        assert_eq!(p.jobs_per_slot(4.0 * 6e5 * 3.0, 4, 32, 10.0), 3);
-        assert_eq!(p.jobs_per_slot(1e3, 4, 32, 10.0), 1);
     }
 }

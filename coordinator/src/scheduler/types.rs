@@ -31,10 +31,10 @@ pub struct Config {
     /// `false`: every prefix, as for a position with none (to measure the reduction).
     pub symmetry: bool,
     /// Subtree jobs per executor slot and depth, at most (fewer when the jobs would be
-    /// too small to outlast `job_round_trips` round trips, and past 8 a slot 4 times as
-    /// many; at least one per slot). A first solution is met inside its job, on the
-    /// threads that job has, while every other thread searches on: at 8, the replays at
-    /// 64 × 4 threads searched up to 1.84 times the one thread's nodes before it (19a).
+    /// too small to outlast `job_round_trips` round trips; at least one per slot). A
+    /// first solution is met inside its job, on the threads that job has, while every
+    /// other thread searches on: at 8, the replays at 64 × 4 threads searched up to 1.84
+    /// times the one thread's nodes before it (19a); at 32, 0.79–1.07.
     pub jobs_per_slot: usize,
     /// How many of the executors' measured round trips a job must last for a depth to
     /// get more than one job per slot.
