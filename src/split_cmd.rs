@@ -42,6 +42,10 @@ pub struct SplitArgs {
     /// Round trips a job must last for a depth to get more than one job per slot.
     #[arg(long)]
     job_round_trips: Option<f64>,
+    /// Most moves a subtree job's pieces add to its units, 0 to 3 [default: the
+    /// scheduler's, 2].
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=i64::from(proto::pieces::MAX_PIECE_LEVELS)))]
+    piece_levels: Option<u8>,
     /// Ask for every optimal solution (the whole optimal depth), as `solve --all`.
     #[arg(long)]
     all: bool,
@@ -95,6 +99,9 @@ pub fn run(a: SplitArgs) -> anyhow::Result<()> {
     if let Some(r) = a.job_round_trips {
         anyhow::ensure!(r.is_finite() && r >= 0.0, "--job-round-trips must be >= 0");
         config.job_round_trips = r;
+    }
+    if let Some(l) = a.piece_levels {
+        config.piece_levels = l;
     }
     config.early_start = !a.no_early_start;
     config.symmetry = !a.no_symmetry;

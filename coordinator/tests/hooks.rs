@@ -26,6 +26,7 @@ fn cfg() -> Config {
         job_nodes: 1_000,
         job_round_trips: 10.0,
         early_start: false,
+        piece_levels: 2,
         solves: fake::solves,
     }
 }

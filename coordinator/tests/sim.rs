@@ -151,6 +151,9 @@ fn scenario(seed: u64) -> Scenario {
         job_nodes,
         job_round_trips: [0.0, 1.0, 10.0][(job_nodes % 3) as usize],
         early_start: rng.below(2) == 0,
+        // Pieces up to the default 2 moves or the wire's 3 (no draw of its own, so that
+        // each seed's faults stay what they were).
+        piece_levels: 2 + (job_nodes % 2) as u8,
         solves: fake::solves,
     };
     Scenario {

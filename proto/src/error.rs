@@ -9,8 +9,9 @@ use crate::settings::SettingsError;
 /// per-position error in batch results. 3: a solution count beyond the limit
 /// (`SettingsError.too_many_solutions`) and a line longer than a position's text may be
 /// (`BAD_LINE_KIND_TOO_LONG`). 4: a subtree job's pieces, and a running job's unstarted
-/// pieces handed back on request (`SplitJob`, `Handback`, `Hello.splits`).
-pub const PROTOCOL: u32 = 4;
+/// pieces handed back on request (`SplitJob`, `Handback`, `Hello.splits`). 5: pieces up
+/// to 3 moves beyond a prefix (`SubtreeWork.pieces`; 2 before).
+pub const PROTOCOL: u32 = 5;
 
 /// The cubeswarm version every process reports (a worker of another version is refused).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

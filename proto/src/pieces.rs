@@ -12,8 +12,15 @@
 use crate::job::JobId;
 use tables::{canonical, Move};
 
-/// Most moves a job's pieces add to its prefixes (15 to 18 pieces a move: up to 324).
-pub const MAX_PIECE_LEVELS: u8 = 2;
+/// Most moves a job's pieces add to its prefixes (12 to 15 pieces a move: up to 2,646
+/// a prefix).
+///
+/// *Why* 3: a piece is searched whole by one thread, so a job's end waits for its
+/// heaviest piece. A unit ranked on older counts can hold ten times its prediction
+/// (19b-all's depth 18 at 1,024 threads: one 4-move prefix of 4.0e6 nodes, whose 6-move
+/// pieces of 1.14e6, 8.3e5 and 5.4e5 nodes ran 38, 28 and 18 ms on one thread each while
+/// the other 1,021 waited); a third move cuts those a further 12 to 15 ways.
+pub const MAX_PIECE_LEVELS: u8 = 3;
 
 /// The moves a prefix of `prefix_len` moves is extended by for its pieces at `depth`,
 /// when the job asks for `asked`: at most [`MAX_PIECE_LEVELS`], and short of the depth

@@ -288,7 +288,7 @@ impl Scheduler {
         let splits = self.executors.values().any(|e| e.splits);
         for (g, (prefixes, nodes)) in groups.into_iter().enumerate() {
             let pieces = match splits {
-                true => split::piece_levels(&prefixes, nodes),
+                true => split::piece_levels(&prefixes, nodes, self.cfg.piece_levels),
                 false => 0,
             };
             let kind = Kind::Subtrees {

@@ -34,15 +34,15 @@ const SPLIT_AFTER_ROUND_TRIPS: u64 = 2;
 const STRAGGLER: u64 = 2;
 
 /// The piece levels of a job of `units` predicted to hold `nodes`: as many moves (up to
-/// [`pieces::MAX_PIECE_LEVELS`], and within [`cut::MAX_LEVEL`] for the units they make)
-/// as leave pieces of [`PIECE_NODES`] on average.
-pub(super) fn piece_levels(units: &[cut::Unit], nodes: f64) -> u8 {
+/// `max` and [`pieces::MAX_PIECE_LEVELS`], and within [`cut::MAX_LEVEL`] for the units
+/// they make) as leave pieces of [`PIECE_NODES`] on average.
+pub(super) fn piece_levels(units: &[cut::Unit], nodes: f64, max: u8) -> u8 {
     let top = units.iter().map(|&u| cut::level(u)).max().unwrap_or(0);
     let room = cut::MAX_LEVEL.saturating_sub(top);
     let per_unit = nodes / units.len().max(1) as f64;
     let mut levels = 0u8;
     while u32::from(levels) < room
-        && levels < pieces::MAX_PIECE_LEVELS
+        && levels < pieces::MAX_PIECE_LEVELS.min(max)
         && per_unit / 13f64.powi(i32::from(levels) + 1) >= PIECE_NODES
     {
         levels += 1;
@@ -202,8 +202,13 @@ impl Scheduler {
             .map_or(0, |&(_, n)| n);
         let slots = (self.executors.idle_threads() + leaving) / (self.asking.len() + 1);
         let jobs = slots.clamp(1, back.len());
-        let per_job = back.len().div_ceil(jobs);
-        for chunk in back.chunks(per_job) {
+        // Cut by predicted nodes: the pieces of a unit its job had started are 13 to 169
+        // times (2,197 at 3 levels) lighter than the whole units handed back after them.
+        let weights: Vec<f64> = match self.pos_mut(key).and_then(|p| p.split.as_ref()) {
+            Some(split) => back.iter().map(|&u| split.deep.unit_weight(u)).collect(),
+            None => Vec::new(),
+        };
+        for chunk in deal(&back, &weights, jobs) {
             let kind = Kind::Subtrees {
                 seq,
                 depth,
@@ -389,8 +394,101 @@ impl Scheduler {
     }
 }
 
+/// `units` in their order, cut into at most `jobs` runs of about equal `weights` (each
+/// unit's predicted nodes); of equal numbers of units where nothing is weighed.
+fn deal<'a>(units: &'a [cut::Unit], weights: &[f64], jobs: usize) -> Vec<&'a [cut::Unit]> {
+    let jobs = jobs.clamp(1, units.len().max(1));
+    let total: f64 = weights.iter().sum();
+    if weights.len() != units.len() || total.is_nan() || total <= 0.0 {
+        return units.chunks(units.len().div_ceil(jobs).max(1)).collect();
+    }
+    let mut out = Vec::with_capacity(jobs);
+    let (mut start, mut acc) = (0usize, 0.0f64);
+    for (i, w) in weights.iter().enumerate() {
+        // The k-th cut falls before the unit whose middle passes k/jobs of the total, so
+        // a heavy unit makes a job of its own and the light ones around it share others.
+        let mark = total * (out.len() + 1) as f64 / jobs as f64;
+        if start < i && acc + w / 2.0 > mark && out.len() + 1 < jobs {
+            out.push(&units[start..i]);
+            start = i;
+        }
+        acc += w;
+    }
+    if start < units.len() {
+        out.push(&units[start..]);
+    }
+    out
+}
+
 /// The piece levels the unit ids of `units` leave room for.
 fn piece_room(units: &[cut::Unit]) -> u8 {
     let top = units.iter().map(|&u| cut::level(u)).max().unwrap_or(0);
     u8::try_from(cut::MAX_LEVEL.saturating_sub(top)).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_keep_their_least_nodes_within_the_configured_levels_and_the_ids_room() {
+        let prefix: cut::Unit = 7;
+        let max = pieces::MAX_PIECE_LEVELS;
+        assert_eq!(max, 3);
+        // Each level cuts a unit's nodes about 13 ways; pieces keep PIECE_NODES at least.
+        let least = |levels: i32| PIECE_NODES * 13f64.powi(levels);
+        assert_eq!(piece_levels(&[prefix], least(1) * 0.99, max), 0);
+        assert_eq!(piece_levels(&[prefix], least(1), max), 1);
+        assert_eq!(piece_levels(&[prefix], least(2), max), 2);
+        assert_eq!(piece_levels(&[prefix], least(3), max), 3);
+        // 19b-all's depth-18 straggler: one prefix of 4.0e6 nodes.
+        assert_eq!(piece_levels(&[prefix], 4.0e6, max), 3);
+        // The configured levels (the default 2), and never past the wire's bound.
+        assert_eq!(
+            piece_levels(&[prefix], 4.0e6, Config::default().piece_levels),
+            2
+        );
+        assert_eq!(piece_levels(&[prefix], 4.0e6, 0), 0);
+        assert_eq!(piece_levels(&[prefix], 4.0e6, u8::MAX), max);
+        // The average unit decides: two units of half the nodes each get one level less.
+        assert_eq!(piece_levels(&[prefix, prefix + 1], least(3), max), 2);
+        // A unit 4 moves below its prefix leaves room for 2 (MAX_LEVEL 6).
+        let deep = [Move::ALL[0], Move::ALL[3], Move::ALL[0], Move::ALL[3]];
+        let unit = cut::descendant_id(prefix, &deep).expect("within MAX_LEVEL");
+        assert_eq!(cut::level(unit), 4);
+        assert_eq!(piece_levels(&[unit], 4.0e6, max), 2);
+        // A unit at MAX_LEVEL has no room at all.
+        let deepest = cut::descendant_id(unit, &deep[..2]).expect("within MAX_LEVEL");
+        assert_eq!(piece_levels(&[deepest], 4.0e6, max), 0);
+    }
+
+    #[test]
+    fn handed_back_units_are_dealt_by_predicted_nodes_in_their_order() {
+        let units: Vec<cut::Unit> = (0..8).collect();
+        // Six light pieces, then two whole units 13 times as heavy each.
+        let weights = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 13.0, 13.0];
+        let jobs = deal(&units, &weights, 3);
+        assert_eq!(jobs, vec![&units[..6], &units[6..7], &units[7..8]]);
+        let jobs = deal(&units, &weights, 4);
+        assert_eq!(jobs, vec![&units[..6], &units[6..7], &units[7..8]]);
+        // Every unit once, in order, whatever the weights and the number of jobs.
+        for n in 1..=10 {
+            for w in [
+                &weights[..],
+                &[0.0; 8][..],
+                &[5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0][..],
+            ] {
+                let jobs = deal(&units, w, n);
+                assert!(!jobs.is_empty() && jobs.len() <= n.min(units.len()));
+                assert!(jobs.iter().all(|j| !j.is_empty()));
+                assert_eq!(jobs.concat(), units);
+            }
+        }
+        // Nothing weighed: equal numbers of units.
+        let jobs = deal(&units, &[0.0; 8], 4);
+        assert_eq!(
+            jobs,
+            vec![&units[..2], &units[2..4], &units[4..6], &units[6..8]]
+        );
+    }
 }

@@ -44,6 +44,14 @@ pub struct Config {
     pub job_nodes: u64,
     /// Start depth d+1 of a position on idle capacity before d is proved empty.
     pub early_start: bool,
+    /// Most moves a subtree job's pieces add to its units (0 to
+    /// [`proto::pieces::MAX_PIECE_LEVELS`]; fewer where the units are predicted small:
+    /// `split::piece_levels`). *Why* 2, not 3: the third cuts the heaviest pieces 12 to
+    /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.823) and the slots
+    /// idle less on every trace, but a worker's threads then leave their job for a waiting
+    /// one 12 to 15 times as often, so a depth's jobs advance side by side and a first
+    /// solution is met later (`docs/performance.md`, "One position over many threads").
+    pub piece_levels: u8,
     /// Whether a solution solves its position: every solution in an answer is checked
     /// with it before the answer is accepted. The real check applies the moves; the
     /// simulation, whose executors make their answers up, checks them against its own
@@ -64,6 +72,7 @@ impl Default for Config {
             job_round_trips: 10.0,
             job_nodes: 30_000_000,
             early_start: true,
+            piece_levels: 2,
             solves: Position::is_solved_by,
         }
     }

@@ -440,13 +440,13 @@ fn a_subtree_job_of_too_many_piece_levels_is_refused() {
             ..Default::default()
         })),
     };
-    assert!(Job::try_from(job(2)).is_ok());
+    assert!(Job::try_from(job(3)).is_ok());
     assert_eq!(
-        Job::try_from(job(3)),
+        Job::try_from(job(4)),
         Err(DecodeError::OutOfRange {
             field: "job.subtrees.pieces",
-            value: 3,
-            max: 2
+            value: 4,
+            max: 3
         })
     );
     assert!(Job::try_from(job(u32::MAX)).is_err());
