@@ -19,7 +19,8 @@ use tables::{canonical, Move};
 /// heaviest piece. A unit ranked on older counts can hold ten times its prediction
 /// (19b-all's depth 18 at 1,024 threads: one 4-move prefix of 4.0e6 nodes, whose 6-move
 /// pieces of 1.14e6, 8.3e5 and 5.4e5 nodes ran 38, 28 and 18 ms on one thread each while
-/// the other 1,021 waited); a third move cuts those a further 12 to 15 ways.
+/// the other 1,021 waited); a third move cuts those a further 12 to 15 ways. The
+/// scheduler asks for 2 unless configured (`coordinator::Config::piece_levels`, and why).
 pub const MAX_PIECE_LEVELS: u8 = 3;
 
 /// The moves a prefix of `prefix_len` moves is extended by for its pieces at `depth`,

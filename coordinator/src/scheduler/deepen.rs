@@ -501,20 +501,6 @@ impl Deep {
         }
     }
 
-    /// What unit `u` is predicted to hold, on one scale for every unit of a position:
-    /// its own latest count where one was taken, else its prefix's a 13th per move below
-    /// the prefix, each taken 13 times fewer per move of depth (0: never counted).
-    pub fn unit_weight(&self, u: cut::Unit) -> f64 {
-        let at = |c: u64, d: u8| c as f64 / 13f64.powi(i32::from(d));
-        if let Some(&(c, d)) = self.child_counts.get(&u) {
-            return at(c, d);
-        }
-        let top = cut::prefix_of(u) as usize;
-        let c = self.counts.get(top).copied().unwrap_or(0);
-        let d = self.count_depth.get(top).copied().unwrap_or(0);
-        at(c, d) / 13f64.powi(cut::level(u) as i32)
-    }
-
     /// The nodes `depth` should hold: 13 times as many per move as the deepest depth
     /// searched whole (0 before one was).
     pub fn predicted_nodes(&self, depth: u8) -> f64 {

@@ -202,13 +202,8 @@ impl Scheduler {
             .map_or(0, |&(_, n)| n);
         let slots = (self.executors.idle_threads() + leaving) / (self.asking.len() + 1);
         let jobs = slots.clamp(1, back.len());
-        // Cut by predicted nodes: the pieces of a unit its job had started are 13 to 169
-        // times (2,197 at 3 levels) lighter than the whole units handed back after them.
-        let weights: Vec<f64> = match self.pos_mut(key).and_then(|p| p.split.as_ref()) {
-            Some(split) => back.iter().map(|&u| split.deep.unit_weight(u)).collect(),
-            None => Vec::new(),
-        };
-        for chunk in deal(&back, &weights, jobs) {
+        let per_job = back.len().div_ceil(jobs);
+        for chunk in back.chunks(per_job) {
             let kind = Kind::Subtrees {
                 seq,
                 depth,
@@ -394,32 +389,6 @@ impl Scheduler {
     }
 }
 
-/// `units` in their order, cut into at most `jobs` runs of about equal `weights` (each
-/// unit's predicted nodes); of equal numbers of units where nothing is weighed.
-fn deal<'a>(units: &'a [cut::Unit], weights: &[f64], jobs: usize) -> Vec<&'a [cut::Unit]> {
-    let jobs = jobs.clamp(1, units.len().max(1));
-    let total: f64 = weights.iter().sum();
-    if weights.len() != units.len() || total.is_nan() || total <= 0.0 {
-        return units.chunks(units.len().div_ceil(jobs).max(1)).collect();
-    }
-    let mut out = Vec::with_capacity(jobs);
-    let (mut start, mut acc) = (0usize, 0.0f64);
-    for (i, w) in weights.iter().enumerate() {
-        // The k-th cut falls before the unit whose middle passes k/jobs of the total, so
-        // a heavy unit makes a job of its own and the light ones around it share others.
-        let mark = total * (out.len() + 1) as f64 / jobs as f64;
-        if start < i && acc + w / 2.0 > mark && out.len() + 1 < jobs {
-            out.push(&units[start..i]);
-            start = i;
-        }
-        acc += w;
-    }
-    if start < units.len() {
-        out.push(&units[start..]);
-    }
-    out
-}
-
 /// The piece levels the unit ids of `units` leave room for.
 fn piece_room(units: &[cut::Unit]) -> u8 {
     let top = units.iter().map(|&u| cut::level(u)).max().unwrap_or(0);
@@ -460,35 +429,5 @@ mod tests {
         // A unit at MAX_LEVEL has no room at all.
         let deepest = cut::descendant_id(unit, &deep[..2]).expect("within MAX_LEVEL");
         assert_eq!(piece_levels(&[deepest], 4.0e6, max), 0);
-    }
-
-    #[test]
-    fn handed_back_units_are_dealt_by_predicted_nodes_in_their_order() {
-        let units: Vec<cut::Unit> = (0..8).collect();
-        // Six light pieces, then two whole units 13 times as heavy each.
-        let weights = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 13.0, 13.0];
-        let jobs = deal(&units, &weights, 3);
-        assert_eq!(jobs, vec![&units[..6], &units[6..7], &units[7..8]]);
-        let jobs = deal(&units, &weights, 4);
-        assert_eq!(jobs, vec![&units[..6], &units[6..7], &units[7..8]]);
-        // Every unit once, in order, whatever the weights and the number of jobs.
-        for n in 1..=10 {
-            for w in [
-                &weights[..],
-                &[0.0; 8][..],
-                &[5.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0][..],
-            ] {
-                let jobs = deal(&units, w, n);
-                assert!(!jobs.is_empty() && jobs.len() <= n.min(units.len()));
-                assert!(jobs.iter().all(|j| !j.is_empty()));
-                assert_eq!(jobs.concat(), units);
-            }
-        }
-        // Nothing weighed: equal numbers of units.
-        let jobs = deal(&units, &[0.0; 8], 4);
-        assert_eq!(
-            jobs,
-            vec![&units[..2], &units[2..4], &units[4..6], &units[6..8]]
-        );
     }
 }

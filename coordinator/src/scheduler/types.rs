@@ -47,7 +47,7 @@ pub struct Config {
     /// Most moves a subtree job's pieces add to its units (0 to
     /// [`proto::pieces::MAX_PIECE_LEVELS`]; fewer where the units are predicted small:
     /// `split::piece_levels`). *Why* 2, not 3: the third cuts the heaviest pieces 12 to
-    /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.823) and the slots
+    /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.832) and the slots
     /// idle less on every trace, but a worker's threads then leave their job for a waiting
     /// one 12 to 15 times as often, so a depth's jobs advance side by side and a first
     /// solution is met later (`docs/performance.md`, "One position over many threads").
