@@ -152,7 +152,8 @@ fn scenario(seed: u64) -> Scenario {
         job_round_trips: [0.0, 1.0, 10.0][(job_nodes % 3) as usize],
         early_start: rng.below(2) == 0,
         // Pieces up to the default 2 moves or the wire's 3 (no draw of its own, so that
-        // each seed's faults stay what they were).
+        // each seed's faults stay what they were; the fake searches' few nodes seldom
+        // call for more than one).
         piece_levels: 2 + (job_nodes % 2) as u8,
         solves: fake::solves,
     };

@@ -47,10 +47,11 @@ pub struct Config {
     /// Most moves a subtree job's pieces add to its units (0 to
     /// [`proto::pieces::MAX_PIECE_LEVELS`]; fewer where the units are predicted small:
     /// `split::piece_levels`). *Why* 2, not 3: the third cuts the heaviest pieces 12 to
-    /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.832) and the slots
-    /// idle less on every trace, but a worker's threads then leave their job for a waiting
-    /// one 12 to 15 times as often, so a depth's jobs advance side by side and a first
-    /// solution is met later (`docs/performance.md`, "One position over many threads").
+    /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.832; seven of
+    /// the 12 traces at 0.8 there, five at 2), but the job holding a first solution gets
+    /// less of its worker, whose threads may leave it for a waiting job at each piece's
+    /// end, and the first-solution replays at 64 and 256 threads lose 5.5% and 4%
+    /// (`docs/performance.md`, "One position over many threads").
     pub piece_levels: u8,
     /// Whether a solution solves its position: every solution in an answer is checked
     /// with it before the answer is accepted. The real check applies the moves; the
