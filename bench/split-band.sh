@@ -6,6 +6,7 @@
 #   e.g. bench/split-band.sh old/cubeswarm target/release/cubeswarm 16 4 6 7 8 9 10 11 12 13 14 15
 #
 # SPLIT_ARGS adds flags to every replay (SPLIT_ARGS=--all: every optimal solution).
+# OLD_TRACES=DIR: OLD replays DIR's trace of the same file name (see bench/split-table.sh).
 #
 # A first solution is met where it falls in its job: one millisecond more or less between
 # machines moves the job boundaries a round trip and a replay's efficiency by up to 2x
@@ -41,10 +42,14 @@ echo "| --- | --- | --- | --- |"
 for t in "${traces[@]}"; do
     name=$(basename "$t" .jsonl.gz)
     name=${name#trace-}
+    old_t=$t
+    if [ -n "${OLD_TRACES:-}" ]; then
+        old_t=$OLD_TRACES/$(basename "$t")
+    fi
     a=""
     b=""
     for lat in "${lats[@]}"; do
-        a="$a $(eff "$old" "$t" "$lat")"
+        a="$a $(eff "$old" "$old_t" "$lat")"
         b="$b $(eff "$new" "$t" "$lat")"
     done
     ga=$(echo "$a" | gm)

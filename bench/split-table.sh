@@ -7,6 +7,9 @@
 # Prints one markdown row per trace and latency: the efficiency of OLD → NEW at 16 × 4,
 # 64 × 4 and 64 × 16 threads (`cubeswarm bench split --rate 3e7`). The replay runs in
 # simulated time: its figures do not depend on the machine or its load.
+#
+# OLD_TRACES=DIR: OLD replays the trace of the same file name in DIR (a build older than trace
+# format 2 reads only format 1: `bench/trace-v1.py DIR` writes the traces there).
 set -euo pipefail
 old=${1:?usage: bench/split-table.sh OLD NEW [TRACE...]}
 new=${2:?usage: bench/split-table.sh OLD NEW [TRACE...]}
@@ -24,11 +27,15 @@ echo "| --- | --- | --- | --- | --- |"
 for t in "${traces[@]}"; do
     name=$(basename "$t" .jsonl.gz)
     name=${name#trace-}
+    old_t=$t
+    if [ -n "${OLD_TRACES:-}" ]; then
+        old_t=$OLD_TRACES/$(basename "$t")
+    fi
     for lat in 1 10; do
         row="| $name | $lat ms"
         for layout in "16 4" "64 4" "64 16"; do
             set -- $layout
-            a=$(eff "$old" "$t" "$1" "$2" "$lat")
+            a=$(eff "$old" "$old_t" "$1" "$2" "$lat")
             b=$(eff "$new" "$t" "$1" "$2" "$lat")
             row="$row | $a → $b"
         done
