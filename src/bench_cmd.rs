@@ -65,6 +65,10 @@ pub enum BenchWhich {
     /// scheduler in simulated time on W workers of T threads: wall time, speedup and
     /// efficiency against one thread, nodes, idle time by cause.
     Split(crate::split_cmd::SplitArgs),
+    /// A hollow worker: the real worker session serving a coordinator, its search a
+    /// recorded trace's at a node rate per thread, its link delayed in the process
+    /// (`bench/hollow.sh` runs a cluster of them).
+    HollowWorker(crate::hollow_cmd::HollowArgs),
     /// A recorded trace given the node counts of its heavy 5-move prefixes' 6- and
     /// 7-move descendants, each heavy prefix searched anew as its 7-move pieces (the
     /// trace's other counts left as they were), for `bench split` to cost finer units.
@@ -152,6 +156,8 @@ pub fn run(dir: &Path, which: BenchWhich) -> anyhow::Result<()> {
             Ok(())
         }
         BenchWhich::Split(args) => crate::split_cmd::run(args),
+        // Run by `main` (it needs the connection flags).
+        BenchWhich::HollowWorker(_) => anyhow::bail!("bench hollow-worker is run by main"),
         BenchWhich::RefineTrace(args) => crate::refine_cmd::run(dir, args),
         BenchWhich::Probe { threads } => {
             probe(bounded(threads)?);

@@ -15,6 +15,7 @@
 //! - `bench_cmd`: `bench`: the core operations, both solvers, the coordinator at scale,
 //!   and a probe of the machine.
 //! - `split_cmd`: `bench split`, a recorded search replayed under other splittings.
+//! - `hollow_cmd`: `bench hollow-worker`, the real worker session answering from a trace.
 //! - `refine_cmd`: `bench refine-trace`, a trace given the 6- and 7-move counts of its
 //!   heavy 5-move prefixes, searched anew.
 //! - `coordinator_cmd`: `coordinator`, the cluster's scheduler behind gRPC.
@@ -30,6 +31,7 @@
 
 mod bench_cmd;
 mod coordinator_cmd;
+mod hollow_cmd;
 
 mod progress;
 mod refine_cmd;
@@ -168,6 +170,9 @@ fn main() {
         Command::Scramble(args) => scramble_cmd::run(&dir, args),
         Command::Show { position, no_color } => show_position(&position, no_color),
         Command::Tables { action } => tables_cmd::run(&dir, &cli.common, action),
+        Command::Bench {
+            which: bench_cmd::BenchWhich::HollowWorker(args),
+        } => hollow_cmd::run(&cli.common, args),
         Command::Bench { which } => bench_cmd::run(&dir, which),
         Command::Coordinator(args) => coordinator_cmd::run(&dir, &cli.common, args),
         Command::Worker(args) => worker_cmd::run(&dir, &cli.common, args),

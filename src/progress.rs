@@ -118,8 +118,8 @@ pub fn progress_bar(show: bool, total_bytes: Option<u64>) -> Option<indicatif::P
 }
 
 /// Where a command writes its results: `path` (created, or emptied, and locked for the
-/// run; never the file `input` names: see [`frontend::outfile`]), or standard output;
-/// buffered.
+/// run), or standard output; buffered. Never the input, however either is named or
+/// redirected (see [`frontend::outfile::check_not_input`]).
 pub fn output(
     path: Option<&std::path::Path>,
     input: Option<&std::path::Path>,
@@ -128,7 +128,10 @@ pub fn output(
         Some(p) => Box::new(std::io::BufWriter::new(frontend::outfile::create(
             p, input,
         )?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+        None => {
+            frontend::outfile::check_not_input(input, None)?;
+            Box::new(std::io::BufWriter::new(std::io::stdout().lock()))
+        }
     })
 }
 

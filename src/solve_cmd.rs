@@ -244,19 +244,9 @@ impl Local {
                 input: text.to_string(),
                 parsed: Ok(position),
             };
-            // A search still running after a while with one of the smallest tables is
-            // told, once, what a larger one would do.
-            let note = (!a.quiet && a.method == Method::Optimal)
-                .then(|| frontend::table::cost_note(&self.table))
-                .flatten();
-            let (start, mut said) = (Instant::now(), note.is_none());
+            let mut slow = SlowNote::new(a, &self.table);
             let mut tick = || {
-                if !said && start.elapsed() >= Duration::from_secs(10) {
-                    said = true;
-                    if let Some(n) = &note {
-                        eprintln!("note: {n}");
-                    }
-                }
+                slow.tick(None);
                 false
             };
             let interrupt = coordinator::Interrupt {
@@ -282,12 +272,8 @@ impl Local {
             let len = f.metadata().ok().map(|m| m.len());
             (Box::new(BufReader::with_capacity(1 << 16, f)), len)
         };
-        if !a.quiet && a.method == Method::Optimal {
-            if let Some(note) = frontend::table::cost_note(&self.table) {
-                eprintln!("note: {note}");
-            }
-        }
         let bar = progress_bar(!a.quiet, total);
+        let mut slow = SlowNote::new(a, &self.table);
         // Without a bar (stderr is no terminal: a log, a pipe, a CI job), a run writing a
         // file says how far it is every few seconds instead.
         let mut lines = (bar.is_none() && !a.quiet && a.output.is_some())
@@ -301,6 +287,8 @@ impl Local {
             if let Some(l) = &mut lines {
                 l.tick(done.get());
             }
+            slow.seen(done.get().0);
+            slow.tick(bar.as_ref());
             false
         };
         let out = &mut self.out;
@@ -350,6 +338,55 @@ impl Local {
     }
 }
 
+/// What an optimal run with one of the smallest tables is told, once, when a position is
+/// slow ([`frontend::table::cost_note`]): after [`SlowNote::AFTER`] with no record
+/// released, not before (short scrambles are solved at once with any table).
+struct SlowNote {
+    /// The note, `None` once said (or when there is none to say).
+    note: Option<String>,
+    /// When the last record was released (or the run started).
+    since: Instant,
+    /// Records released so far.
+    records: u64,
+}
+
+impl SlowNote {
+    /// How long a position may take before the note is said.
+    const AFTER: Duration = Duration::from_secs(10);
+
+    fn new(a: &SolveArgs, table: &str) -> SlowNote {
+        SlowNote {
+            note: (!a.quiet && a.method == Method::Optimal)
+                .then(|| frontend::table::cost_note(table))
+                .flatten(),
+            since: Instant::now(),
+            records: 0,
+        }
+    }
+
+    /// `records` released so far: a new one restarts the wait.
+    fn seen(&mut self, records: u64) {
+        if records != self.records {
+            self.records = records;
+            self.since = Instant::now();
+        }
+    }
+
+    /// Says the note once the wait is past [`SlowNote::AFTER`] (above `bar`, when one is
+    /// drawn).
+    fn tick(&mut self, bar: Option<&indicatif::ProgressBar>) {
+        if self.since.elapsed() < Self::AFTER {
+            return;
+        }
+        if let Some(n) = self.note.take() {
+            match bar {
+                Some(b) => b.suspend(|| eprintln!("note: {n}")),
+                None => eprintln!("note: {n}"),
+            }
+        }
+    }
+}
+
 /// The flags checked and turned into settings, and the command-line position parsed:
 /// what a local and a cluster run refuse alike, before any table is opened or any
 /// connection made.
@@ -374,9 +411,7 @@ fn checked(a: &SolveArgs) -> anyhow::Result<(Request, Settings, Option<Position>
     };
     // Checked before any table is opened (or built), and before anything is written.
     let settings = request.settings(&Dialect::CLI)?;
-    if let Some(output) = &a.output {
-        frontend::outfile::check_not_input(a.input.as_deref(), output)?;
-    }
+    frontend::outfile::check_not_input(a.input.as_deref(), a.output.as_deref())?;
     let single = a
         .position
         .as_deref()

@@ -23,8 +23,9 @@ pub enum TablesAction {
         if_missing: bool,
         /// Build an h48hNk2 table (N >= 1) with this base instead of its default (the
         /// 2-bit entries store base+1, base+2, base+3 or more, and "at most the base"
-        /// falls back on h48h0k4). The base is in the file's header, so the file serves
-        /// like any other; for measuring which base a table should have.
+        /// falls back on eoesep, or on h48h0k4 in a directory without eoesep). The base is
+        /// in the file's header, so the file serves like any other; for measuring which
+        /// base a table should have.
         #[arg(long, value_name = "B", conflicts_with = "if_missing")]
         base: Option<u8>,
     },
@@ -94,7 +95,8 @@ fn list(dir: &Path) {
     for name in known_tables() {
         let file = proto::catalog::file(&name);
         let build = file.map(|f| human(f.build_memory)).unwrap_or_default();
-        // Searching maps the solver table's files (an H48 table: it, h0k4, cocsep).
+        // Searching maps the solver table's required files (an H48 table: it and cocsep;
+        // the optional eoesep, its fallback when present, is not counted).
         let search = proto::catalog::find(&name)
             .map(|e| e.bytes())
             .or(file.map(|f| f.bytes()))

@@ -96,22 +96,9 @@ pub fn run(dir: &Path, common: &Common, a: WorkerArgs) -> anyhow::Result<()> {
         fetch: a.fetch,
         memory: a.memory.into(),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name("cubeswarm-io")
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let rt = io_runtime()?;
     let result = rt.block_on(async move {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
-        let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-        let shutdown = async move {
-            tokio::select! {
-                _ = term.recv() => tracing::info!("SIGTERM received"),
-                _ = int.recv() => tracing::info!("SIGINT received"),
-            }
-        };
+        let shutdown = on_signal()?;
         let health = Arc::new(Health::new());
         if let Some(addr) = a.health_listen {
             let listener = tokio::net::TcpListener::bind(addr)
@@ -127,4 +114,28 @@ pub fn run(dir: &Path, common: &Common, a: WorkerArgs) -> anyhow::Result<()> {
     // waited for.
     rt.shutdown_timeout(Duration::from_millis(500));
     result
+}
+
+/// The small runtime a worker's connection runs on (the searches run on the executor's
+/// own threads, not on tokio's).
+pub(crate) fn io_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("cubeswarm-io")
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// Completes at SIGTERM or SIGINT (installed now, inside the runtime).
+pub(crate) fn on_signal() -> anyhow::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => tracing::info!("SIGTERM received"),
+            _ = int.recv() => tracing::info!("SIGINT received"),
+        }
+    })
 }

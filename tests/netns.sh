@@ -76,7 +76,7 @@ for n in w1 w2; do
   grep -q "connected to coordinator" "$WORK/$n.log" || { echo "worker $n did not connect"; cat "$WORK/$n.log"; exit 1; }
 done
 
-# N scrambles: enough that the batch outlasts the cut (the same generator idea as tests/cluster.rs, in awk).
+# N scrambles: enough that the batch outlasts the cut (the same generator idea as tests/it/cluster.rs, in awk).
 awk 'BEGIN { srand(7); split("U U2 U'"'"' R R2 R'"'"' F F2 F'"'"' D D2 D'"'"' L L2 L'"'"' B B2 B'"'"'", m, " ");
   for (i = 0; i < 60000; i++) { n = 8 + int(rand() * 13); s = "";
     for (k = 0; k < n; k++) s = s (k ? " " : "") m[1 + int(rand() * 18)]; print s } }' >"$WORK/in.txt"

@@ -35,27 +35,34 @@
 //! executors.
 //!
 //! # Layout
-//! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by
-//!   depth (lower bound first, ranking by the previous depth's node counts, early start).
-//! - [`cut`]: how one depth of a split position is cut into jobs of about equal predicted
-//!   nodes (heavy prefixes cut into their children).
-//! - `pool`: the executors the scheduler knows, indexed by free slots and lease renewal so
-//!   that dispatch and leases stay cheap with a thousand executors.
-//! - `inflight`: a request's lines in flight, a window indexed by sequence number that
-//!   releases records in input order.
-//! - `split`: idle slots while subtree jobs run: a running job's unstarted pieces handed
-//!   back and dealt out again.
-//! - `requests`, `dispatch`, `results`, `check`, `pace`, `state`, `types`: the machine's
-//!   own parts (requests in, jobs out, answers taken and checked, jobs per slot, the
-//!   state, the public types).
+//! - [`deepen`]: one optimal position spread over move-prefix subtree jobs, depth by depth:
+//!   - `deepen/prefixes`: the prefixes a depth is cut into (by symmetry class), the probe.
+//!   - `deepen/shallow`: the whole jobs before the split, and the deepening's start.
+//!   - `deepen/depth`: one depth's jobs open, results absorbed, proved empty; the record.
+//!   - `deepen/early`: depths started early on idle threads, up to `EARLY_AHEAD` ahead.
+//!   - `deepen/rank`: the counts that rank a depth's units, the nodes a depth will hold.
+//!   - `deepen/jobs`: a split position moved on, its depths' jobs made, queued, dropped.
+//!   - `deepen/recut`: an early depth's queued jobs cut again once a depth before settles.
+//! - [`cut`]: unit ids, and one depth cut into jobs of about equal predicted nodes.
+//! - `tail`: the end of a depth: hand-back granularity, whom to ask and when, past deeper.
+//! - `handback`: what a hand-back does: a running job's unstarted pieces made new jobs.
+//! - `roster`: the executors the scheduler knows, indexed by free slots and lease renewal.
+//! - `inflight`: a request's lines in flight, released as records in input order.
+//! - `requests`: a request's life: opened, fed lines, ended, closed.
+//! - `dispatch`: jobs made, queued, requeued, grouped and sent to executors with room.
+//! - `results`: answers taken or ignored, applied to their positions, records finished.
+//! - `check`: every solution of an answer checked against its position and its job.
+//! - `pace`: measured round trips and node rate, and the jobs per slot they call for.
+//! - `state`: the bookkeeping: the queue, jobs, positions in flight, requests.
+//! - `types`: the public vocabulary: [`Config`], [`Action`], [`Counters`], [`Progress`].
 
-use self::deepen::{AfterShallow, Deep, Pending, Step};
+use self::deepen::Deep;
 use self::inflight::InFlight;
 use self::roster::{ExecState, Roster};
 use crate::executor::ExecutorId;
 use proto::{
     answer_line, BatchItem, Job, JobError, JobId, JobOutput, JobResult, Method, PositionAnswer,
-    PositionResult, Record, RecordError, Settings, Solved, Stop, SubtreeWork, Work,
+    Record, RecordError, Settings, Solved, Stop, SubtreeWork, Work,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -65,14 +72,14 @@ mod check;
 pub mod cut;
 pub mod deepen;
 mod dispatch;
+mod handback;
 mod inflight;
 mod pace;
-mod recut;
 mod requests;
 mod results;
 mod roster;
-mod split;
 mod state;
+mod tail;
 mod types;
 
 use self::state::*;
@@ -102,8 +109,8 @@ pub struct Scheduler {
     rejections: Vec<Rejection>,
     /// Running jobs asked to hand back their unstarted pieces, not answered yet.
     asking: BTreeSet<JobId>,
-    /// When idle slots last looked for a job to split (µs).
-    split_scan: u64,
+    /// When idle slots last looked for a job to ask to hand back (µs).
+    handback_scan: u64,
 }
 
 impl Scheduler {
@@ -126,7 +133,7 @@ impl Scheduler {
             pace: pace::Pace::default(),
             rejections: Vec::new(),
             asking: BTreeSet::new(),
-            split_scan: 0,
+            handback_scan: 0,
         }
     }
 
@@ -187,7 +194,7 @@ impl Scheduler {
                 running: BTreeSet::new(),
                 lease_renewed: self.now,
                 distrusted: false,
-                splits: false,
+                hands_back: false,
                 shares: false,
                 threads: 0,
             },
@@ -216,6 +223,23 @@ impl Scheduler {
                 }
             })
             .is_some()
+    }
+
+    /// Executor `id` hands back the unstarted pieces of its jobs when asked (or not).
+    pub fn set_splits(&mut self, id: ExecutorId, hands_back: bool) {
+        self.executors.update(id, |e| e.hands_back = hands_back);
+    }
+
+    /// Executor `id`'s threads share its jobs' pieces (or not): see
+    /// [`Executor::shares_jobs`](crate::executor::Executor::shares_jobs).
+    pub fn set_shares(&mut self, id: ExecutorId, shares: bool) {
+        self.executors.update(id, |e| e.shares = shares);
+    }
+
+    /// Executor `id` runs `threads` jobs at once (its capacity less the jobs it queues
+    /// ahead): a job sent to it beyond them waits for one. 0: all of its capacity.
+    pub fn set_threads(&mut self, id: ExecutorId, threads: usize) {
+        self.executors.update(id, |e| e.threads = threads);
     }
 
     /// The jobs an executor runs, with the attempt each was sent as.
@@ -366,6 +390,11 @@ impl Scheduler {
         p
     }
 }
+
+/// The average growth of canonical half-turn-metric move sequences per move: a depth
+/// holds about this many times the nodes of the depth before it, a unit about this many
+/// times those of each of its children.
+pub const BRANCHING: f64 = 13.0;
 
 /// The canonical move sequences of `len` moves (the prefixes a split depth is cut into),
 /// made once per process: every scheduler shares them, so that a driver made for one

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Iterable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Union
 
 from . import _native
+from ._options import SolveOptions, flag
 from ._solution import Solution
 from .errors import (
     ClusterError,
@@ -31,6 +32,11 @@ from .errors import (
     SettingsError,
     TableError,
 )
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -62,56 +68,52 @@ def _dir(tables_dir: Optional[PathLike]) -> Optional[str]:
 def solve(
     position: str,
     *,
-    method: str = "optimal",
-    max_length: int = 20,
-    min_length: int = 0,
-    solutions: Optional[int] = 1,
-    time_limit: Optional[float] = None,
-    anytime: bool = False,
-    table: Optional[str] = None,
-    threads: Optional[int] = None,
-    symmetry: bool = True,
     to: Optional[str] = None,
     tables_dir: Optional[PathLike] = None,
+    **options: Unpack[SolveOptions],
 ) -> Solution:
     """Solves one position.
 
     Args:
         position: a scramble ("R U R' U'") or a 54-character facelet string (URFDLB).
-        method: "optimal" (shortest solutions, proved) or "twophase" (fast, at most
-            ``max_length`` moves).
-        max_length: the longest solution accepted.
-        min_length: the shortest solution length to look for (optimal).
-        solutions: how many solutions; None: every optimal solution (optimal only).
-        time_limit: seconds; the best solution found so far is returned when it runs out.
-        anytime: two-phase: keep shortening until ``time_limit`` runs out (or the
-            shortest is proved) and return the shortest found (the CLI's ``--anytime``).
-        table: the H48 table (default: the largest present; h48h0k4 is built if none is).
-        threads: solver threads (default: every core).
-        symmetry: optimal: search one move prefix per symmetry class of a symmetric
-            position (False: every prefix, the CLI's ``--no-symmetry``; same solutions).
         to: solve to this pattern (a facelet string or a scramble) instead of the solved
             cube: the solutions take ``position`` to it (the CLI's ``--to``).
         tables_dir: where the tables are (default: the CLI's directory).
+
+    The options of the CLI's ``solve`` are keywords too, each with the CLI's default (their
+    typed listing: ``cubeswarm._options.SolveOptions``); an unknown keyword is a
+    SettingsError naming it.
+
+    Keyword Args:
+        method: "optimal" (the default: shortest solutions, proved) or "twophase" (fast,
+            at most ``max_length`` moves).
+        max_length: the longest solution accepted (default 20).
+        min_length: the shortest solution length to look for (optimal; default 0).
+        solutions: how many solutions (default 1); None: every optimal solution
+            (optimal only).
+        time_limit: seconds (default: none); the best solution found so far is returned
+            when it runs out.
+        anytime: two-phase: keep shortening until ``time_limit`` runs out (or the
+            shortest is proved) and return the shortest found (the CLI's ``--anytime``;
+            default False).
+        table: the H48 table (default: the largest present; h48h0k4 is built if none is).
+        threads: solver threads (default: every core).
+        symmetry: optimal: search one move prefix per symmetry class of a symmetric
+            position (the default, True; False: every prefix, the CLI's
+            ``--no-symmetry``; the same solutions).
 
     Returns:
         The :class:`Solution` (empty moves for a solved cube).
 
     Raises:
-        PositionError: the text is not a solvable position.
-        SettingsError: an argument is out of range.
+        PositionError: the text (``position`` or ``to``) is not a solvable position, or
+            not a str.
+        SettingsError: an argument is out of range, of the wrong type, or unknown.
         TableError: a table is missing or damaged and cannot be built.
         NoSolutionError: no solution within ``max_length`` / ``time_limit``.
         KeyboardInterrupt: interrupted; the search is stopped.
     """
-    if not isinstance(position, str):
-        raise PositionError(f"position must be a str, not {type(position).__name__}")
-    if to is not None:
-        position = _native.relative(position, to)
-    options = dict(method=method, max_length=max_length, min_length=min_length,
-                   solutions=solutions, time_limit=time_limit, anytime=anytime, table=table,
-                   threads=threads, symmetry=symmetry)
-    d = _native.solve(position, options, _dir(tables_dir))
+    d = _native.solve(position, to, options, _dir(tables_dir))
     s = Solution._from_record(d)
     if s.error is not None:
         raise NoSolutionError(s.error)
@@ -121,17 +123,9 @@ def solve(
 def solve_many(
     positions: Iterable[str],
     *,
-    method: str = "optimal",
-    max_length: int = 20,
-    min_length: int = 0,
-    solutions: Optional[int] = 1,
-    time_limit: Optional[float] = None,
-    anytime: bool = False,
-    table: Optional[str] = None,
-    threads: Optional[int] = None,
-    symmetry: bool = True,
     tables_dir: Optional[PathLike] = None,
     progress: bool = False,
+    **options: Unpack[SolveOptions],
 ) -> Iterator[Solution]:
     """Solves every position of an iterable, yielding one :class:`Solution` per item, in
     input order, as they are solved.
@@ -139,13 +133,13 @@ def solve_many(
     ``positions`` may be a list, a file object (each line one position; trailing newlines
     are stripped) or a generator; it is read as the solver needs more work, so memory
     stays bounded however long it is. An item that is not a position yields a result
-    with ``ok`` False and ``error`` set, in its place: the run goes on. ``progress`` shows
-    a progress bar on stderr (tqdm when installed, else a counter line). The other
-    arguments are those of :func:`solve`. Settings and table errors are raised at once.
+    with ``ok`` False and ``error`` set, in its place: the run goes on (so does an item
+    that is no text: None, a number; bytes are read as a binary file's lines).
+    ``progress`` (True or False) shows a progress bar on stderr (tqdm when installed,
+    else a counter line). The other arguments are those of :func:`solve`. Settings and
+    table errors are raised at once.
     """
-    options = dict(method=method, max_length=max_length, min_length=min_length,
-                   solutions=solutions, time_limit=time_limit, anytime=anytime, table=table,
-                   threads=threads, symmetry=symmetry)
+    progress = flag("progress", progress)
     it = _native.SolveMany(positions, options, _dir(tables_dir))
     results = (Solution._from_record(d) for d in it)
     if progress:

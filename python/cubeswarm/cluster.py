@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, Iterator, Optional, Union
+import sys
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, Optional, Union
 
 from . import _native
+from ._options import ClusterOptions, flag
 from ._solution import Solution
 from .errors import NoSolutionError
+
+if sys.version_info >= (3, 11):
+    from typing import Unpack
+elif TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Cluster"]
 
@@ -21,7 +28,8 @@ class Cluster:
     ``token`` if it has one. ``connect_timeout``: seconds without a working connection
     before a run gives up (default 120; 0: never). ``wait_for_workers``: seconds the
     coordinator keeps a request whose table no connected worker holds before refusing it
-    (default 0: refused at once); the CLI's ``--wait-for-workers``."""
+    (default 0: refused at once); the CLI's ``--wait-for-workers``. The two are checked
+    here (SettingsError); the attributes of the same names are read-only."""
 
     def __init__(
         self,
@@ -31,11 +39,28 @@ class Cluster:
         connect_timeout: Optional[float] = None,
         wait_for_workers: Optional[float] = None,
     ) -> None:
-        self.url = url
-        self.token = token
-        self.tls_ca = None if tls_ca is None else os.fspath(tls_ca)
-        self.connect_timeout = connect_timeout
-        self.wait_for_workers = wait_for_workers
+        self._connection = _native.Connection(url, token, tls_ca, connect_timeout,
+                                              wait_for_workers)
+
+    @property
+    def url(self) -> str:
+        return self._connection.url
+
+    @property
+    def token(self) -> Optional[str]:
+        return self._connection.token
+
+    @property
+    def tls_ca(self) -> Optional[str]:
+        return self._connection.tls_ca
+
+    @property
+    def connect_timeout(self) -> Optional[float]:
+        return self._connection.connect_timeout
+
+    @property
+    def wait_for_workers(self) -> Optional[float]:
+        return self._connection.wait_for_workers
 
     def __repr__(self) -> str:
         return f"Cluster({self.url!r})"
@@ -43,35 +68,15 @@ class Cluster:
     def status(self) -> Dict[str, Any]:
         """The coordinator's status: ``version``, counters (``positions``, ``jobs_done``,
         ...) and ``workers`` (each with its ``tables``, ``threads``, ``running``)."""
-        return _native.cluster_status(self.url, self.token, self.tls_ca)
+        return _native.cluster_status(self._connection)
 
-    def _records(self, settings: Dict[str, Any], position: Optional[str] = None,
-                 positions: Optional[Iterable[str]] = None, input: Optional[str] = None,
-                 output: Optional[str] = None, resume: bool = False) -> Iterator[Dict[str, Any]]:
-        return _native.ClusterRun(
-            self.url, self.token, self.tls_ca, settings,
-            position, positions, input, output, resume, self.connect_timeout,
-            self.wait_for_workers,
-        )
-
-    def solve(
-        self,
-        position: str,
-        *,
-        method: str = "optimal",
-        max_length: int = 20,
-        min_length: int = 0,
-        solutions: Optional[int] = 1,
-        time_limit: Optional[float] = None,
-        anytime: bool = False,
-        table: Optional[str] = None,
-    ) -> Solution:
-        """Solves one position on the cluster; as :func:`cubeswarm.solve` (raises the
-        same errors, and ClusterError when the cluster refuses or cannot be reached)."""
-        settings = dict(method=method, max_length=max_length, min_length=min_length,
-                        solutions=solutions, time_limit=time_limit, anytime=anytime,
-                        table=table)
-        recs = [Solution._from_record(d) for d in self._records(settings, position=position)]
+    def solve(self, position: str, **options: Unpack[ClusterOptions]) -> Solution:
+        """Solves one position on the cluster; as :func:`cubeswarm.solve` (its keywords
+        but ``to``, ``tables_dir``, ``threads`` and ``symmetry``, which are a worker's and
+        the coordinator's own; the same errors, and ClusterError when the cluster refuses
+        or cannot be reached)."""
+        run = _native.ClusterRun.one(self._connection, options, position)
+        recs = [Solution._from_record(d) for d in run]
         if not recs:
             raise NoSolutionError("no record for the position")
         s = recs[0]
@@ -83,18 +88,13 @@ class Cluster:
         self,
         positions: Union[Iterable[str], PathLike],
         *,
-        method: str = "optimal",
-        max_length: int = 20,
-        min_length: int = 0,
-        solutions: Optional[int] = 1,
-        time_limit: Optional[float] = None,
-        anytime: bool = False,
-        table: Optional[str] = None,
         output: Optional[PathLike] = None,
         resume: bool = False,
+        **options: Unpack[ClusterOptions],
     ) -> Iterator[Solution]:
         """Solves positions on the cluster, yielding a :class:`Solution` per position in
-        input order as the records arrive (a bad line: ``ok`` False, ``error`` set).
+        input order as the records arrive (a bad line: ``ok`` False, ``error`` set). The
+        keywords are those of :meth:`solve`; settings errors are raised at once.
 
         ``positions``: an iterable of strings (streamed to the cluster as it is read), or
         the path of a file of positions (one per line; blanks and ``#`` comments
@@ -102,19 +102,16 @@ class Cluster:
         with ``resume=True`` a run cut short continues it, solving and yielding only the
         lines it does not hold yet (``positions`` must then be the same file).
         """
-        settings = dict(method=method, max_length=max_length, min_length=min_length,
-                        solutions=solutions, time_limit=time_limit, anytime=anytime,
-                        table=table)
+        resume = flag("resume", resume)
         if resume and output is None:
             raise ValueError("resume=True continues an output file: give output=")
         out = None if output is None else os.fspath(output)
         if isinstance(positions, (str, os.PathLike)):
-            records = self._records(settings, input=os.fspath(positions), output=out,
-                                    resume=resume)
+            run = _native.ClusterRun.file(self._connection, options, os.fspath(positions),
+                                          out, resume)
+        elif resume:
+            raise ValueError("resume=True checks the positions against the journal: "
+                             "give the path of the file of positions")
         else:
-            if resume:
-                raise ValueError("resume=True checks the positions against the journal: "
-                                 "give the path of the file of positions")
-            records = self._records(settings, positions=positions, output=out)
-        for d in records:
-            yield Solution._from_record(d)
+            run = _native.ClusterRun.stream(self._connection, options, positions, out)
+        return (Solution._from_record(d) for d in run)

@@ -30,12 +30,12 @@ def solve(cubestring: str, patternstring: Optional[str] = None, max_depth: int =
     when given), as a move string. Raises ValueError for an invalid cube or pattern, or
     when no solution of at most ``max_depth`` moves is found."""
     cube = _check("cubestring", cubestring)
+    pattern = None if patternstring is None else _check("patternstring", patternstring)
     try:
-        if patternstring is not None:
-            cube = _native.relative(cube, _check("patternstring", patternstring))
         if not isinstance(max_depth, int) or max_depth < 0:
             raise ValueError("max_depth must be a non-negative int")
-        d = _native.solve(cube, dict(method="twophase", max_length=max_depth, threads=1), None)
+        d = _native.solve(cube, pattern, dict(method="twophase", max_length=max_depth,
+                                               threads=1), None)
     except CubeswarmError as e:
         raise ValueError(str(e)) from None
     if d["error"] is not None:

@@ -1,31 +1,30 @@
 //! A cluster through the front-end library's client (what `cubeswarm solve --coordinator`
 //! runs): `ClusterRun` streams the records of a request as they arrive, in input order,
 //! with no file in between (the output file, when asked for, is the run's journal); and
-//! the cluster's status.
+//! the cluster's status. Both take the cluster's [`Connection`] as one object.
 
-use crate::errors::{err, front, Kind};
+use crate::connection::Connection;
+use crate::errors::front;
 use crate::solve::record_dict;
+use crate::text::{self, Item};
 use crate::wait;
 use frontend::cluster::{self, ClientError, Observer, Options, Output, Positions, Stream, Summary};
 use frontend::Dialect;
-use proto::transport::ClientConfig;
 use proto::{Record, Settings};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyIterator};
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
-/// The connection settings of a `Cluster`.
-fn config(url: &str, token: Option<String>, tls_ca: Option<PathBuf>) -> ClientConfig {
-    let mut c = ClientConfig::new(url);
-    c.token = token;
-    c.tls_ca = tls_ca;
-    c
-}
+/// The lines of a stream whose items held no text, with why: each goes to the cluster as
+/// a line that is not UTF-8 (so that it is a line, and an error record, of its own) and
+/// its record is given the reason on its way to Python, the record a local run makes of
+/// it (the journal keeps the cluster's).
+type BadItems = Arc<Mutex<HashMap<u64, String>>>;
 
 /// What the run's thread tells the iterator.
 enum Msg {
@@ -43,11 +42,16 @@ impl Observer for Forward {
 }
 
 /// The items of a Python iterable as the lines of a reader (read on the client's input
-/// thread, which takes the GIL for each item). A line break inside an item is a space.
+/// thread, which takes the GIL for each item), one line per item: a line break inside an
+/// item is a space, and an item that holds no text ([`text::item`]) is in `bad`.
 struct PyReader {
     iter: Py<PyIterator>,
     buf: Vec<u8>,
     at: usize,
+    /// The items read so far (the line number of the last one).
+    line: u64,
+    /// The lines whose items held no text.
+    bad: BadItems,
     /// The exception the iterable raised, if any: the input ends there and the caller
     /// raises it after the records before it.
     failed: Arc<Mutex<Option<PyErr>>>,
@@ -69,24 +73,33 @@ impl Read for PyReader {
 impl BufRead for PyReader {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
         if self.at == self.buf.len() {
-            let item = Python::attach(|py| -> Option<PyResult<String>> {
+            let item = Python::attach(|py| -> Option<PyResult<Item>> {
                 let mut it = self.iter.bind(py).clone();
-                Some(it.next()?.and_then(|i| match i.extract::<String>() {
-                    Ok(s) => Ok(s),
-                    Err(_) => i.str().map(|s| s.to_string()),
-                }))
+                Some(it.next()?.map(|i| text::item(&i)))
             });
             self.buf.clear();
             self.at = 0;
-            match item {
-                None => {}
-                Some(Ok(text)) => {
-                    self.buf.extend(text.replace(['\r', '\n'], " ").bytes());
-                    self.buf.push(b'\n');
+            let bytes = match item {
+                None => None,
+                Some(Ok(Item::Text(t))) => Some(t.into_bytes()),
+                Some(Ok(Item::Bytes(b))) => Some(b),
+                Some(Ok(Item::Bad(why))) => {
+                    let mut bad = self.bad.lock().unwrap_or_else(|p| p.into_inner());
+                    bad.insert(self.line + 1, why);
+                    Some(vec![0xff])
                 }
                 Some(Err(e)) => {
                     *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    None
                 }
+            };
+            if let Some(b) = bytes {
+                self.line += 1;
+                self.buf.extend(
+                    b.into_iter()
+                        .map(|c| if c == b'\r' || c == b'\n' { b' ' } else { c }),
+                );
+                self.buf.push(b'\n');
             }
         }
         Ok(&self.buf[self.at..])
@@ -97,103 +110,147 @@ impl BufRead for PyReader {
     }
 }
 
-/// The records of one request on a cluster, in input order, as they arrive: one
-/// `position`, the lines of the file `input`, or the items of the iterable `positions`.
-/// `output`: the JSONL journal (continued when `resume`: only the lines not in it are
-/// solved, and only their records are yielded).
+/// The records of one request on a cluster, in input order, as they arrive: made by
+/// [`ClusterRun::one`] (one position), [`ClusterRun::file`] (the lines of a file, with its
+/// journal resumed or not) or [`ClusterRun::stream`] (the items of an iterable).
 #[pyclass(module = "cubeswarm._native")]
 pub struct ClusterRun {
     rx: Mutex<Receiver<Msg>>,
     ready: Mutex<VecDeque<Record>>,
     done: AtomicBool,
     settings: Settings,
+    bad: BadItems,
     failed: Arc<Mutex<Option<PyErr>>>,
     summary: Mutex<Option<Summary>>,
 }
 
+/// What one run asks besides its connection and options.
+struct Work {
+    positions: Positions,
+    /// The JSONL journal, if any.
+    output: Option<PathBuf>,
+    /// Continue `output` (the lines it holds are not solved again).
+    resume: bool,
+    bad: BadItems,
+    failed: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Work {
+    fn new(positions: Positions, output: Option<PathBuf>, resume: bool) -> Work {
+        Work {
+            positions,
+            output,
+            resume,
+            bad: BadItems::default(),
+            failed: Arc::new(Mutex::new(None)),
+        }
+    }
+}
+
+/// Checks `options` (a dict of keyword arguments, [`crate::request`]) and starts `work` on
+/// the cluster `c`, on a thread of its own.
+fn start(c: &Connection, options: &Bound<'_, PyDict>, work: Work) -> PyResult<ClusterRun> {
+    let request = crate::request::request(options)?;
+    let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
+    request.for_cluster(&Dialect::PYTHON).map_err(front)?;
+    let opts = Options {
+        client: c.client.clone(),
+        table: frontend::table::on_cluster(
+            settings.method,
+            request.table.as_deref(),
+            &Dialect::PYTHON,
+        )
+        .map_err(front)?,
+        settings: settings.clone(),
+        work: work.positions,
+        output: work.output.map_or(Output::Nowhere, Output::File),
+        format: frontend::output::Format::Jsonl,
+        resume: work.resume,
+        connect_timeout: c.connect_timeout,
+        wait_for_workers: c.wait_for_workers,
+    };
+    let (tx, rx) = mpsc::channel();
+    // The client library has no stop: an abandoned run's thread ends on its own (the
+    // coordinator drops the request when its stream closes with the process).
+    std::thread::spawn(move || {
+        let r = cluster::run(&opts, &mut Forward(tx.clone()));
+        let _ = tx.send(Msg::End(r));
+    });
+    Ok(ClusterRun {
+        rx: Mutex::new(rx),
+        ready: Mutex::new(VecDeque::new()),
+        done: AtomicBool::new(false),
+        settings,
+        bad: work.bad,
+        failed: work.failed,
+        summary: Mutex::new(None),
+    })
+}
+
 #[pymethods]
 impl ClusterRun {
-    #[new]
-    #[pyo3(signature = (url, token, tls_ca, options, position, positions, input, output, resume, connect_timeout, wait_for_workers))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        url: &str,
-        token: Option<String>,
-        tls_ca: Option<PathBuf>,
+    /// The record of one position.
+    #[staticmethod]
+    fn one(
+        connection: &Connection,
         options: &Bound<'_, PyDict>,
-        position: Option<String>,
-        positions: Option<&Bound<'_, PyAny>>,
-        input: Option<PathBuf>,
+        position: &Bound<'_, PyAny>,
+    ) -> PyResult<ClusterRun> {
+        let p = text::arg(position, "position")?;
+        frontend::settings::position(&p).map_err(front)?;
+        start(
+            connection,
+            options,
+            Work::new(Positions::One(p), None, false),
+        )
+    }
+
+    /// The records of the lines of the file `input`, journaled to `output` (continued
+    /// when `resume`: only the lines not in it are solved, and only their records are
+    /// yielded).
+    #[staticmethod]
+    #[pyo3(signature = (connection, options, input, output, resume))]
+    fn file(
+        connection: &Connection,
+        options: &Bound<'_, PyDict>,
+        input: PathBuf,
         output: Option<PathBuf>,
         resume: bool,
-        connect_timeout: Option<f64>,
-        wait_for_workers: Option<f64>,
     ) -> PyResult<ClusterRun> {
-        let request = crate::request::request(options)?;
-        let settings = request.settings(&Dialect::PYTHON).map_err(front)?;
-        request.for_cluster(&Dialect::PYTHON).map_err(front)?;
+        start(
+            connection,
+            options,
+            Work::new(Positions::File(input), output, resume),
+        )
+    }
+
+    /// The records of the items of the iterable `positions`, journaled to `output`.
+    #[staticmethod]
+    #[pyo3(signature = (connection, options, positions, output))]
+    fn stream(
+        connection: &Connection,
+        options: &Bound<'_, PyDict>,
+        positions: &Bound<'_, PyAny>,
+        output: Option<PathBuf>,
+    ) -> PyResult<ClusterRun> {
+        let bad = BadItems::default();
         let failed = Arc::new(Mutex::new(None));
-        let work = match (position, positions, input) {
-            (Some(p), None, None) => {
-                frontend::settings::position(&p).map_err(front)?;
-                Positions::One(p)
-            }
-            (None, Some(items), None) => Positions::Stream(Stream::new(Box::new(PyReader {
-                iter: items.try_iter()?.unbind(),
-                buf: Vec::new(),
-                at: 0,
-                failed: Arc::clone(&failed),
-            }))),
-            (None, None, Some(path)) => Positions::File(path),
-            _ => {
-                return Err(err(
-                    Kind::Settings,
-                    "give one of position, positions or input",
-                ))
-            }
+        let reader = PyReader {
+            iter: positions.try_iter()?.unbind(),
+            buf: Vec::new(),
+            at: 0,
+            line: 0,
+            bad: Arc::clone(&bad),
+            failed: Arc::clone(&failed),
         };
-        let connect_timeout = match connect_timeout {
-            None => Some(cluster::DEFAULT_CONNECT_TIMEOUT),
-            Some(s) => {
-                let d = frontend::settings::seconds("connect_timeout", s).map_err(front)?;
-                Some(d).filter(|d| !d.is_zero())
-            }
-        };
-        let opts = Options {
-            client: config(url, token, tls_ca),
-            table: frontend::table::on_cluster(
-                settings.method,
-                request.table.as_deref(),
-                &Dialect::PYTHON,
-            )
-            .map_err(front)?,
-            settings: settings.clone(),
-            work,
-            output: output.map_or(Output::Nowhere, Output::File),
-            format: frontend::output::Format::Jsonl,
-            resume,
-            connect_timeout,
-            wait_for_workers: match wait_for_workers {
-                None => None,
-                Some(s) => Some(frontend::settings::seconds("wait_for_workers", s).map_err(front)?)
-                    .filter(|d| !d.is_zero()),
-            },
-        };
-        let (tx, rx) = mpsc::channel();
-        // The client library has no stop: an abandoned run's thread ends on its own (the
-        // coordinator drops the request when its stream closes with the process).
-        std::thread::spawn(move || {
-            let r = cluster::run(&opts, &mut Forward(tx.clone()));
-            let _ = tx.send(Msg::End(r));
-        });
-        Ok(ClusterRun {
-            rx: Mutex::new(rx),
-            ready: Mutex::new(VecDeque::new()),
-            done: AtomicBool::new(false),
-            settings,
+        let work = Work {
+            positions: Positions::Stream(Stream::new(Box::new(reader))),
+            output,
+            resume: false,
+            bad,
             failed,
-            summary: Mutex::new(None),
-        })
+        };
+        start(connection, options, work)
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -208,6 +265,18 @@ impl ClusterRun {
                 .unwrap_or_else(|p| p.into_inner())
                 .pop_front()
             {
+                let r = match self
+                    .bad
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&r.line)
+                {
+                    Some(why) if r.outcome.is_err() => Record {
+                        outcome: Err(text::no_text(why)),
+                        ..r
+                    },
+                    _ => r,
+                };
                 return record_dict(py, &r, &self.settings).map(Some);
             }
             if self.done.load(Ordering::Acquire) {
@@ -251,16 +320,13 @@ impl ClusterRun {
 
 /// The coordinator's status: its version, counters and workers.
 #[pyfunction]
-#[pyo3(signature = (url, token, tls_ca))]
 pub fn cluster_status<'py>(
     py: Python<'py>,
-    url: &str,
-    token: Option<String>,
-    tls_ca: Option<PathBuf>,
+    connection: &Connection,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let cfg = config(url, token, tls_ca);
+    let cfg = &connection.client;
     let s = py
-        .detach(|| cluster::status::query(&cfg))
+        .detach(|| cluster::status::query(cfg))
         .map_err(|e| front(frontend::Error::Cluster(e)))?;
     let d = PyDict::new(py);
     d.set_item("version", &s.version)?;

@@ -1,37 +1,39 @@
-//! Positions without a search: facelets, applying moves, random states, a position
-//! relative to a target pattern.
+//! Positions without a search: facelets, applying moves, random states.
 
 use crate::errors::{err, Kind};
+use crate::text;
 use pyo3::prelude::*;
 use tables::facelet::to_facelets;
 use tables::{Cube, Position};
 
-/// `text` as a position, or a PositionError naming it.
-pub fn parse(text: &str) -> PyResult<Position> {
-    Position::parse(text).map_err(|e| err(Kind::Position, format!("position {text:?}: {e}")))
+/// The argument `name` (`position`, `to`) as a position, or a PositionError naming it.
+pub fn parse(v: &Bound<'_, PyAny>, name: &str) -> PyResult<Position> {
+    let text = text::arg(v, name)?;
+    Position::parse(&text).map_err(|e| err(Kind::Position, format!("{name} {text:?}: {e}")))
 }
 
-fn moves(text: &str) -> PyResult<Vec<tables::Move>> {
-    tables::parse_moves(text).map_err(|e| err(Kind::Position, format!("moves {text:?}: {e}")))
+fn moves(v: &Bound<'_, PyAny>) -> PyResult<Vec<tables::Move>> {
+    let text = text::arg(v, "moves")?;
+    tables::parse_moves(&text).map_err(|e| err(Kind::Position, format!("moves {text:?}: {e}")))
 }
 
 /// The 54-character facelet string (URFDLB) of a scramble or facelet string.
 #[pyfunction]
-pub fn facelets(position: &str) -> PyResult<String> {
-    Ok(to_facelets(parse(position)?.cube()))
+pub fn facelets(position: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(to_facelets(parse(position, "position")?.cube()))
 }
 
 /// The facelet string of `position` after `moves`.
 #[pyfunction]
-pub fn apply(position: &str, moves_text: &str) -> PyResult<String> {
-    let p = parse(position)?;
+pub fn apply(position: &Bound<'_, PyAny>, moves_text: &Bound<'_, PyAny>) -> PyResult<String> {
+    let p = parse(position, "position")?;
     Ok(to_facelets(&p.cube().apply_moves(&moves(moves_text)?)))
 }
 
 /// Whether `moves` take `position` to the solved cube.
 #[pyfunction]
-pub fn is_solved_by(position: &str, moves_text: &str) -> PyResult<bool> {
-    Ok(parse(position)?.is_solved_by(&moves(moves_text)?))
+pub fn is_solved_by(position: &Bound<'_, PyAny>, moves_text: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(parse(position, "position")?.is_solved_by(&moves(moves_text)?))
 }
 
 /// A uniformly random position's facelet string; the same `seed` gives the same one.
@@ -46,14 +48,4 @@ pub fn random_state(seed: Option<u64>) -> String {
     });
     let mut rng = tables::random::SplitMix64::new(seed);
     to_facelets(&Cube::random(&mut rng))
-}
-
-/// The facelet string of the position whose solutions take `position` to `target`
-/// ([`Position::relative_to`]).
-#[pyfunction]
-pub fn relative(position: &str, target: &str) -> PyResult<String> {
-    let p = parse(position)?;
-    let t = Position::parse(target)
-        .map_err(|e| err(Kind::Position, format!("target {target:?}: {e}")))?;
-    Ok(to_facelets(p.relative_to(&t).cube()))
 }

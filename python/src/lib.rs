@@ -12,13 +12,17 @@
 //! - `wait`: work on a thread while the GIL is released, signals checked meanwhile.
 //! - `solve`: `solve` and `SolveMany` through the front-end library's embedded run (the
 //!   CLI's path: settings, table choice, the tables opened once per process, the driver).
+//! - `text`: a position's text from a Python value (an argument, or an item of an
+//!   iterable of positions).
+//! - `connection`: `Connection`, how to reach a cluster's coordinator, checked once.
 //! - `cluster`: `ClusterRun`, a cluster request's records streamed as they arrive, and
 //!   the cluster's status, through the front-end library's client.
-//! - `cube`: facelets, apply, random states, positions relative to a target.
+//! - `cube`: facelets, apply, random states.
 //! - `tables_fns`: list, build, verify.
 //! - `scramble`: random-state scrambles by seed (the CLI's `scramble`).
 
 mod cluster;
+mod connection;
 mod cube;
 mod errors;
 mod progress;
@@ -26,6 +30,7 @@ mod request;
 mod scramble;
 mod solve;
 mod tables_fns;
+mod text;
 mod wait;
 
 use pyo3::prelude::*;
@@ -36,10 +41,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cube::facelets, m)?)?;
     m.add_function(wrap_pyfunction!(cube::apply, m)?)?;
     m.add_function(wrap_pyfunction!(cube::random_state, m)?)?;
-    m.add_function(wrap_pyfunction!(cube::relative, m)?)?;
     m.add_function(wrap_pyfunction!(cube::is_solved_by, m)?)?;
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_class::<solve::SolveMany>()?;
+    m.add_class::<connection::Connection>()?;
     m.add_class::<cluster::ClusterRun>()?;
     m.add_function(wrap_pyfunction!(cluster::cluster_status, m)?)?;
     m.add_function(wrap_pyfunction!(tables_fns::tables_dir, m)?)?;

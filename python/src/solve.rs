@@ -4,6 +4,7 @@
 
 use crate::errors::{err, front, Kind};
 use crate::progress::Stderr;
+use crate::text::{self, Item};
 use crate::wait;
 use coordinator::input::InputLine;
 use coordinator::{Event, Interrupt, Source};
@@ -89,14 +90,16 @@ fn prepare(
     Ok((name, tables))
 }
 
-/// Solves one position as `options` ask (a dict of the keyword arguments, see
-/// [`crate::request`]); returns its record as a dict (see [`record_dict`]). Raises
-/// PositionError before any table is opened when the text is not a position.
+/// Solves one position (to the pattern `to`, when given: the CLI's `--to`) as `options`
+/// ask (a dict of the keyword arguments, see [`crate::request`]); returns its record as a
+/// dict (see [`record_dict`]). Raises PositionError before any table is opened when a text
+/// is not a position.
 #[pyfunction]
-#[pyo3(signature = (position, options, tables_dir))]
+#[pyo3(signature = (position, to, options, tables_dir))]
 pub fn solve<'py>(
     py: Python<'py>,
-    position: &str,
+    position: &Bound<'py, PyAny>,
+    to: Option<&Bound<'py, PyAny>>,
     options: &Bound<'py, PyDict>,
     tables_dir: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -105,7 +108,11 @@ pub fn solve<'py>(
     let threads = request
         .local_threads(true, &Dialect::PYTHON)
         .map_err(front)?;
-    let parsed = frontend::settings::position(position).map_err(front)?;
+    let position = text::arg(position, "position")?;
+    let mut parsed = frontend::settings::position(&position).map_err(front)?;
+    if let Some(to) = to {
+        parsed = parsed.relative_to(&crate::cube::parse(to, "to")?);
+    }
     let (name, tables) = prepare(py, &request, &settings, tables_dir)?;
     let cfg = request.config();
     let pool = tables.executors(1, threads).map_err(front)?;
@@ -140,7 +147,8 @@ pub fn solve<'py>(
 }
 
 /// The items of a Python iterable as input lines, one batch of one line per item, read
-/// on the run's input thread (which takes the GIL for each item).
+/// on the run's input thread (which takes the GIL for each item). An item that holds no
+/// text ([`text::item`]) is a line that is not a position: its own error record.
 struct PyLines {
     iter: Py<PyIterator>,
     line: u64,
@@ -153,35 +161,40 @@ impl Iterator for PyLines {
     type Item = Vec<InputLine>;
 
     fn next(&mut self) -> Option<Vec<InputLine>> {
-        let item = Python::attach(|py| -> Option<PyResult<String>> {
+        let item = Python::attach(|py| -> Option<PyResult<Item>> {
             let mut it = self.iter.bind(py).clone();
-            let item = match it.next()? {
-                Ok(i) => i,
-                Err(e) => return Some(Err(e)),
-            };
-            Some(match item.extract::<String>() {
-                Ok(s) => Ok(s),
-                Err(_) => match item.extract::<Vec<u8>>() {
-                    Ok(b) => Ok(String::from_utf8_lossy(&b).into_owned()),
-                    Err(_) => item.str().map(|s| s.to_string()),
-                },
-            })
+            Some(it.next()?.map(|i| text::item(&i)))
         })?;
-        let text = match item {
-            Ok(t) => t,
+        let item = match item {
+            Ok(i) => i,
             Err(e) => {
                 *self.failed.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                 return None;
             }
         };
         self.line += 1;
-        let text = text.trim().to_string();
-        let parsed = Position::parse(&text).map_err(RecordError::from);
-        Some(vec![InputLine {
-            line: self.line,
-            input: text,
-            parsed,
-        }])
+        let text = match item {
+            Item::Text(t) => Ok(t),
+            Item::Bytes(b) => String::from_utf8(b).map_err(|_| RecordError::NotUtf8),
+            Item::Bad(why) => Err(text::no_text(why)),
+        };
+        let line = match text {
+            Ok(t) => {
+                let t = t.trim().to_string();
+                let parsed = Position::parse(&t).map_err(RecordError::from);
+                InputLine {
+                    line: self.line,
+                    input: t,
+                    parsed,
+                }
+            }
+            Err(e) => InputLine {
+                line: self.line,
+                input: String::new(),
+                parsed: Err(e),
+            },
+        };
+        Some(vec![line])
     }
 }
 

@@ -111,6 +111,21 @@ def test_solve_many_with_bad_lines_then_resume(cluster, tmp_path):
     assert len(out.read_text().splitlines()) == len(items)
 
 
+def test_an_item_that_is_no_text_is_the_error_a_local_run_gives(cluster, tables_dir, tmp_path):
+    items = ["R U", None, "F \udcff", b"F2 D'", 7, "L"]
+    out = tmp_path / "out.jsonl"
+    got = list(cluster.solve_many(items, method="twophase", output=out))
+    local = list(cubeswarm.solve_many(items, method="twophase", tables_dir=tables_dir))
+
+    def seen(rs):
+        return [(r.line, r.input, r.ok, r.error) for r in rs]
+
+    assert seen(got) == seen(local)
+    assert [r.ok for r in got] == [True, False, False, True, False, True]
+    assert got[1].error == "expected a str, not NoneType"
+    assert len(out.read_text().splitlines()) == len(items)
+
+
 def test_wait_for_workers_keeps_a_request_until_a_worker_joins(binary, tables_dir, tmp_path):
     # A coordinator with no worker: without wait_for_workers the request is refused at
     # once; with it, it waits, and a worker joining later solves it.

@@ -208,4 +208,4 @@ def test_the_native_layer_refuses_an_unknown_option(tables_dir):
     from cubeswarm import _native
 
     with pytest.raises(cubeswarm.SettingsError, match='unknown option "max_lenght"'):
-        _native.solve("R U", dict(max_lenght=3), str(tables_dir))
+        _native.solve("R U", None, dict(max_lenght=3), str(tables_dir))

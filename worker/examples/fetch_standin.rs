@@ -1,7 +1,7 @@
 //! Benchmark aid: a stand-in for a table file too long to build here, to measure a fetch
 //! of its size (`bench/fetch-throughput.sh`).
 //!
-//! `cargo run --release -p cubeswarm-worker --example fetch_standin -- <dir> <file>`
+//! `cargo run --release -p cubeswarm-worker --features examples --example fetch_standin -- <dir> <file>`
 //!
 //! Writes `<dir>/<file>.tbl`: a sound table file (header, checksum, distribution) of the
 //! exact length the catalog gives `<file>`, with 2-bit entries, whose body is

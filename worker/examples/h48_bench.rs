@@ -1,7 +1,7 @@
 //! Benchmarks the H48 solver on random positions or on a position file, one position
 //! after another on one thread.
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_bench -- <dir> <table> <count|file> [seed]`
+//! `cargo run --release -p cubeswarm-worker --features examples --example h48_bench -- <dir> <table> <count|file> [seed]`
 //!
 //! With a file (lines `moves | ...`, `#` comments), solves each line's position; with a
 //! number, that many random positions from the seed.

@@ -1,6 +1,6 @@
 //! Builds a table of the catalog (and what it depends on).
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_build -- <dir> <table>`
+//! `cargo run --release -p cubeswarm-worker --features examples --example h48_build -- <dir> <table>`
 //! e.g. `... -- /tmp/h48 h48h3k2`. Prints the time and the peak memory (VmHWM).
 
 use std::time::Instant;

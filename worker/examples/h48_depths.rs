@@ -1,6 +1,6 @@
 //! Per-depth node counts of the search primitive (an experiment tool).
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_depths -- <dir> <table> <max depth> <moves> [huge|mapped] [lanes]`
+//! `cargo run --release -p cubeswarm-worker --features examples --example h48_depths -- <dir> <table> <max depth> <moves> [huge|mapped] [lanes]`
 use std::path::Path;
 use tables::{parse_moves, Cube};
 use worker::h48::H48Solver;

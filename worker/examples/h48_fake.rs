@@ -1,6 +1,6 @@
 //! Experiment: what the search costs without main-table memory traffic.
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_fake -- <dir with h48h3k2> <entries> <moves> <depth>`
+//! `cargo run --release -p cubeswarm-worker --features examples --example h48_fake -- <dir with h48h3k2> <entries> <moves> <depth>`
 //!
 //! Searches one depth (4-move tasks, two lanes, one thread) with a stand-in for h48h3k2:
 //! `<entries>` (a power of two) values sampled from the real h48h3k2 and h48h0k4, read

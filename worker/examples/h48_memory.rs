@@ -1,7 +1,7 @@
 //! Where the optimal search's time goes at one table size: the node rate with the real
 //! table against the compute-only rate of the *same* search (issue 39's instrument).
 //!
-//! `cargo run --release -p cubeswarm-worker --example h48_memory -- DIR TABLE DEPTH "MOVES" [THREADS] [LANES] [ROUNDS]`
+//! `cargo run --release -p cubeswarm-worker --features examples --example h48_memory -- DIR TABLE DEPTH "MOVES" [THREADS] [LANES] [ROUNDS]`
 //!
 //! Searches depth DEPTH of the position MOVES in its 43,254 four-move subtrees, as the
 //! worker does (LANES interleaved on each thread, default 3, the runner's), the subtrees

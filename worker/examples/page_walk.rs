@@ -2,7 +2,7 @@
 //! prefetched far ahead, i.e. what is left once memory latency is hidden (an experiment
 //! tool; see docs/performance.md, "what a lookup costs on this machine").
 //!
-//! `cargo run --release -p cubeswarm-worker --example page_walk -- [--small-pages] [--burst N] [--chase] [MB ...]`
+//! `cargo run --release -p cubeswarm-worker --features examples --example page_walk -- [--small-pages] [--burst N] [--chase] [MB ...]`
 //! (default 8 32 256 1024; `--small-pages`: the array advised `MADV_NOHUGEPAGE` instead)
 //!
 //! For each size, an array in (transparent) huge pages is read at 4M positions, each

@@ -1,7 +1,7 @@
 //! Two-phase benchmark: builds or opens the tables, then solves random positions.
 //!
 //! ```text
-//! cargo run --release -p cubeswarm-worker --example twophase_bench -- \
+//! cargo run --release -p cubeswarm-worker --features examples --example twophase_bench -- \
 //!     [--dir DIR] [--count N] [--max-length L] [--threads T] [--seed S] [--memory huge|mapped]
 //! ```
 //! The default table directory is `target/test-tables` (shared with the tests).

@@ -11,6 +11,9 @@ pub enum Engine {
     Optimal(H48Solver),
     /// The two-phase solver.
     TwoPhase(TwoPhaseSolver),
+    /// An optimal engine whose search is told, not done ([`crate::hollow`]): a bench's
+    /// hollow worker.
+    Hollow(crate::hollow::HollowEngine),
 }
 
 impl Engine {
@@ -19,13 +22,14 @@ impl Engine {
         match self {
             Engine::Optimal(s) => s.table_name(),
             Engine::TwoPhase(_) => proto::catalog::TWOPHASE,
+            Engine::Hollow(h) => h.name(),
         }
     }
 
     /// The method it serves.
     pub fn method(&self) -> Method {
         match self {
-            Engine::Optimal(_) => Method::Optimal,
+            Engine::Optimal(_) | Engine::Hollow(_) => Method::Optimal,
             Engine::TwoPhase(_) => Method::TwoPhase,
         }
     }
@@ -42,6 +46,7 @@ impl Engine {
         match self {
             Engine::Optimal(s) => s.solve(position, settings, stop),
             Engine::TwoPhase(s) => s.solve(position, settings, stop),
+            Engine::Hollow(h) => h.search().position(position, settings, stop),
         }
     }
 }

@@ -14,6 +14,8 @@
 //!   [`proto::Job`] on the calling thread: the entry point of both engines for a job) and
 //!   [`JobRunner`] (a pool of threads running submitted jobs, cancellable by id, a free
 //!   thread helping a running subtree job).
+//! - [`hollow`]: an engine whose search is told, not done (a bench's hollow workers:
+//!   the real worker session at scale, its search taken from a recorded trace).
 //! - [`scramble`]: random-state scrambles (the WCA's filter, reproducible by seed), each
 //!   a two-phase solution of its state's inverse.
 //! - [`StopToken`] (`stop`): the cancel flag and deadline both searches poll.
@@ -38,6 +40,7 @@ mod engine;
 mod error;
 pub mod failpoint;
 pub mod h48;
+pub mod hollow;
 #[cfg(feature = "remote")]
 pub mod remote;
 pub mod runner;

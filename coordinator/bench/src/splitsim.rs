@@ -24,7 +24,7 @@
 
 mod events;
 mod executors;
-mod recorded;
+pub(crate) mod recorded;
 mod report;
 
 pub use report::{Idle, SimJob, SplitReport};

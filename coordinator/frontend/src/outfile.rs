@@ -4,6 +4,12 @@
 //! - [`same_file`] tells whether two paths name one file, through symlinks, `..` and hard
 //!   links (by device and inode), so `--output` can be refused before anything is opened
 //!   for writing when it is `--input`.
+//! - [`check_not_input`] is the one rule every front end applies (the CLI, Python, the
+//!   cluster client): the output, whether a named file or standard output, is never the
+//!   input, whether a named file or standard input (`-`). The standard streams are
+//!   compared by what their descriptors hold (`< in.txt`, `>> in.txt`), as GNU `cat`
+//!   refuses `cat f >> f`; a terminal, a socket or a device (`/dev/null`) is shared by
+//!   design and never counts as the input.
 //! - [`create`] and [`append`] take an advisory lock (`flock`) on the file for as long as
 //!   the returned [`File`] lives, before they empty or read it: a second run writing the
 //!   same file (two terminals, a restarted Kubernetes Job whose old pod still runs) is
@@ -18,6 +24,13 @@ pub enum OutputError {
     /// The output file is the input file: writing it would erase the input.
     #[error("--output {} is the input file; give another file", .0.display())]
     IsInput(PathBuf),
+    /// The output file is the file standard input reads (`--input - < FILE`).
+    #[error("--output {} is the input file (standard input reads it); give another file", .0.display())]
+    IsStdin(PathBuf),
+    /// Standard output is the input file (`--input FILE >> FILE`): the run would read its
+    /// own records back without end.
+    #[error("standard output is the input file {}; write to another file (--output FILE)", .0.display())]
+    StdoutIsInput(PathBuf),
     /// Another process holds the file's lock: another run is writing it.
     #[error(
         "output file {} is being written by another run (it is locked); wait for that run \
@@ -58,13 +71,74 @@ fn same_inode(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) 
     )
 }
 
-/// Refuses `output` when it is the file `input` names (`-`, standard input, is no file).
-pub fn check_not_input(input: Option<&Path>, output: &Path) -> Result<(), OutputError> {
-    match input {
-        Some(i) if i.as_os_str() != "-" && same_file(i, output) => {
-            Err(OutputError::IsInput(output.to_path_buf()))
+/// What a standard stream's descriptor holds (`fd` 0 or 1), when that is a file that can
+/// be an input and an output at once: a regular file or a named pipe. A terminal, a
+/// socket or a device is `None` (standard input and output are often the same terminal).
+#[cfg(unix)]
+fn stream_file(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::fs::Metadata> {
+    let m = File::from(fd.try_clone_to_owned().ok()?).metadata().ok()?;
+    let t = m.file_type();
+    use std::os::unix::fs::FileTypeExt;
+    (t.is_file() || t.is_fifo()).then_some(m)
+}
+
+#[cfg(unix)]
+fn stdin_file() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    stream_file(std::io::stdin().as_fd())
+}
+
+#[cfg(unix)]
+fn stdout_file() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    stream_file(std::io::stdout().as_fd())
+}
+
+#[cfg(not(unix))]
+fn stdin_file() -> Option<std::fs::Metadata> {
+    None
+}
+
+#[cfg(not(unix))]
+fn stdout_file() -> Option<std::fs::Metadata> {
+    None
+}
+
+/// Refuses an output that is the input, before anything is opened for writing.
+///
+/// `input`: the file the positions are read from, `-` for standard input, `None` when
+/// they come from elsewhere (arguments, a list). `output`: the file written, `None` (or
+/// `-`) for standard output.
+pub fn check_not_input(input: Option<&Path>, output: Option<&Path>) -> Result<(), OutputError> {
+    let Some(input) = input else {
+        return Ok(());
+    };
+    let stdin = input.as_os_str() == "-";
+    let output = output.filter(|o| o.as_os_str() != "-");
+    match output {
+        Some(out) if !stdin => match same_file(input, out) {
+            true => Err(OutputError::IsInput(out.to_path_buf())),
+            false => Ok(()),
+        },
+        Some(out) => match (stdin_file(), std::fs::metadata(out)) {
+            (Some(i), Ok(o)) if same_inode(&i, &o, input, out) => {
+                Err(OutputError::IsStdin(out.to_path_buf()))
+            }
+            _ => Ok(()),
+        },
+        None => {
+            let named = if stdin {
+                stdin_file()
+            } else {
+                std::fs::metadata(input).ok()
+            };
+            match (named, stdout_file()) {
+                (Some(i), Some(o)) if same_inode(&i, &o, input, input) => {
+                    Err(OutputError::StdoutIsInput(input.to_path_buf()))
+                }
+                _ => Ok(()),
+            }
         }
-        _ => Ok(()),
     }
 }
 
@@ -92,7 +166,7 @@ fn open_locked(path: &Path, options: &OpenOptions) -> Result<(File, bool), Outpu
 /// The output file `path`, created or emptied, locked for as long as the file lives.
 /// Refused, with the file untouched, when it is `input` or another run holds it.
 pub fn create(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
-    check_not_input(input, path)?;
+    check_not_input(input, Some(path))?;
     // Not truncated on open: a file another run holds must not be emptied under it.
     let (f, regular) = open_locked(path, OpenOptions::new().write(true).create(true))?;
     if regular {
@@ -107,7 +181,7 @@ pub fn create(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
 /// The output file `path` opened to be read and appended to (created if missing),
 /// locked for as long as the file lives. Refused as [`create`] refuses.
 pub fn append(path: &Path, input: Option<&Path>) -> Result<File, OutputError> {
-    check_not_input(input, path)?;
+    check_not_input(input, Some(path))?;
     open_locked(
         path,
         OpenOptions::new().read(true).append(true).create(true),

@@ -84,7 +84,8 @@ pub fn size_of(name: &str) -> String {
 
 /// What an optimal solve of random-state positions costs with `table`, when that is one
 /// of the smallest H48 tables (h0 to h2, which `local` builds when none is present): said
-/// before a batch starts, with the one command that makes it fast. `None` for the others.
+/// when a position is slow (not before: short scrambles are solved at once), with the one
+/// command that makes it fast. `None` for the others.
 /// The figures are docs/performance.md's (2 cores).
 pub fn cost_note(table: &str) -> Option<String> {
     let h = proto::catalog::H48::parse(table)?;

@@ -3,6 +3,7 @@
 
 use super::stats::Stats;
 use super::{ClientKey, Driver};
+use crate::executor::ExecutorId;
 
 /// One open request, seen from outside.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +26,45 @@ pub struct RequestView {
     pub rate: f64,
 }
 
+/// What one executor looks like from outside (for status pages).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecutorView {
+    /// Its id.
+    pub id: ExecutorId,
+    /// Its name.
+    pub name: String,
+    /// Where it runs (see [`Executor::host`](crate::executor::Executor::host)).
+    pub host: String,
+    /// Its threads.
+    pub threads: u32,
+    /// Jobs it may hold now (0: draining).
+    pub slots: usize,
+    /// Jobs it runs.
+    pub running: usize,
+    /// Its tables.
+    pub tables: Vec<String>,
+}
+
 impl Driver<'_> {
+    /// The executors, by id.
+    pub fn executors(&self) -> Vec<ExecutorView> {
+        self.executors
+            .iter()
+            .map(|(&id, e)| {
+                let state = self.sched.executor_state(id);
+                ExecutorView {
+                    id,
+                    name: e.exec.name(),
+                    host: e.exec.host(),
+                    threads: e.threads,
+                    slots: state.map_or(0, |s| s.0),
+                    running: state.map_or(0, |s| s.1),
+                    tables: e.exec.tables(),
+                }
+            })
+            .collect()
+    }
+
     /// The open requests, by key.
     pub fn requests(&self) -> Vec<RequestView> {
         self.requests

@@ -9,15 +9,13 @@
 //! than a job is cut into its children: a job holding it alone would be the depth's last
 //! to end.
 
+use super::BRANCHING;
 use std::collections::{BTreeSet, HashMap};
 use tables::{canonical, Move};
 
-/// Moves a unit may add to its prefix, its pieces' front moves included (see the split
-/// module). At 3 (ids of 32 bits), 20-superflip's last depth-19 job at 64 × 16 threads
-/// held 28 units of 7 moves with no piece level left, so it could hand nothing back and
-/// ran on one thread from 28 to 52 ms while the other 1,021 idled (0.473 efficient;
-/// 0.703 at 6).
-pub const MAX_LEVEL: u32 = 6;
+/// How many moves a unit may add to its prefix: a knob of the end of a depth, set with the
+/// others in `tail`.
+pub use super::tail::MAX_LEVEL;
 
 /// A unit id: the level (moves beyond the prefix) in the bits from 58 up, then
 /// `prefix * 18^level + the added moves' indices in base 18`.
@@ -41,6 +39,11 @@ pub fn child_id(id: Unit, m: Move) -> Option<Unit> {
     }
     let payload = (id & PAYLOAD) * 18 + m.index() as Unit;
     (payload <= PAYLOAD).then_some((Unit::from(l) << LEVEL_SHIFT) | payload)
+}
+
+/// The deepest level of `units` (0: none).
+pub fn deepest_level(units: &[Unit]) -> u32 {
+    units.iter().map(|&u| level(u)).max().unwrap_or(0)
 }
 
 /// The prefix unit `id` lies under (its index among the prefixes).
@@ -219,12 +222,13 @@ pub fn measured_units(prefixes: &[Vec<Move>], counts: &Counts<'_>) -> Vec<(Unit,
     units
 }
 
-/// For a unit not measured yet, a share of its prefix's count (a 13th per move below it).
+/// For a unit not measured yet, a share of its prefix's count (a [`BRANCHING`]th per move
+/// below it).
 fn unit_share(id: Unit, counts: &Counts<'_>) -> u64 {
     let (mut root, mut share) = (id & PAYLOAD, 1u64);
     for _ in 0..level(id) {
         root /= 18;
-        share = share.saturating_mul(13);
+        share = share.saturating_mul(BRANCHING as u64);
     }
     counts.prefixes.get(root as usize).copied().unwrap_or(0) / share
 }

@@ -120,63 +120,7 @@ impl Scheduler {
         self.fill(true);
         self.fill(false);
         self.fill_past_deeper();
-        self.ask_splits();
-    }
-
-    /// Sends queued subtree jobs to sharing executors without room whose jobs include
-    /// deeper depths of the same position: a worker's threads take the shallowest work
-    /// first and leave those for it, so a depth's last pieces do not wait for a deeper
-    /// depth's jobs (started early) to end. An executor so holds at most its capacity of
-    /// jobs not deeper than the one sent, and twice its capacity in all.
-    fn fill_past_deeper(&mut self) {
-        if self.queue.is_empty() || !self.queue_head_has_deeper() {
-            return;
-        }
-        let ids: Vec<ExecutorId> = self.executors.ids().collect();
-        loop {
-            let mut progressed = false;
-            for &exec in &ids {
-                let Some(e) = self.executors.get(exec) else {
-                    continue;
-                };
-                if !e.shares || e.capacity == 0 || e.running.len() >= 2 * e.capacity {
-                    continue;
-                }
-                let Some((prio, id)) = self.queue.best_for(&e.tables) else {
-                    continue;
-                };
-                if !matches!(
-                    self.jobs.get(&id).map(|j| &j.kind),
-                    Some(Kind::Subtrees { .. })
-                ) {
-                    continue;
-                }
-                let deeper = (e.running.iter())
-                    .filter_map(|r| self.jobs.get(r))
-                    .filter(|j| (j.prio.0, j.prio.1) == (prio.0, prio.1) && j.prio.2 > prio.2)
-                    .count();
-                if deeper == 0 || e.running.len() - deeper >= e.capacity {
-                    continue;
-                }
-                progressed |= self.send(prio, id, exec);
-            }
-            if !progressed || self.queue.is_empty() {
-                break;
-            }
-        }
-    }
-
-    /// Whether the most urgent queued job of some table is a subtree job of a position
-    /// with a deeper depth started.
-    fn queue_head_has_deeper(&self) -> bool {
-        (self.queue.by_table.values())
-            .filter_map(|set| set.first())
-            .any(|&((req, seq, depth, _), _)| {
-                (self.requests.get(&req))
-                    .and_then(|r| r.lines.get(seq))
-                    .and_then(|p| p.split.as_ref())
-                    .is_some_and(|s| s.deep.deepest_started() > Some(depth))
-            })
+        self.ask_handbacks();
     }
 
     /// One filling pass over the executors with an idle thread (`idle`) or with room.
@@ -209,7 +153,7 @@ impl Scheduler {
 
     /// Takes queued job `id` (of priority `prio`) out of the queue and sends it to `exec`:
     /// whether it went.
-    fn send(&mut self, prio: Priority, id: JobId, exec: ExecutorId) -> bool {
+    pub(super) fn send(&mut self, prio: Priority, id: JobId, exec: ExecutorId) -> bool {
         if let Some(j) = self.jobs.get(&id) {
             self.queue.remove(&j.table, prio, id);
         }

@@ -22,7 +22,7 @@ pub(crate) struct ExecState {
     /// An answer of its failed its check: it gets no more work (its capacity stays 0).
     pub distrusted: bool,
     /// It hands back a running job's unstarted pieces when asked.
-    pub splits: bool,
+    pub hands_back: bool,
     /// Its threads share a job's pieces: a thread with no job of its own helps a running
     /// one, so one job keeps all of them busy.
     pub shares: bool,
@@ -231,7 +231,7 @@ mod tests {
             running: BTreeSet::new(),
             lease_renewed: renewed,
             distrusted: false,
-            splits: false,
+            hands_back: false,
             shares: false,
             threads: 0,
         }

@@ -20,11 +20,12 @@ pub struct Config {
     pub prefix_len: usize,
     /// A depth from `split_depth` on is still searched whole, in one job, while the
     /// depth after it is predicted to hold at most this many nodes (13 times as many per
-    /// depth as the previous whole job measured): a split depth costs its 43,254 subtree
-    /// starts and their bookkeeping whatever its nodes, which was most of a 15-mover's
-    /// time. The depth after the whole ones is split, small, and ranked by nothing; its
-    /// counts rank the next (a deep depth searched in no order visited 1.3 times the
-    /// nodes). 0: every depth from `split_depth` on is split.
+    /// depth, [`BRANCHING`](super::BRANCHING), as the previous whole job measured): a
+    /// split depth costs its 43,254 subtree starts and their bookkeeping whatever its
+    /// nodes, which was most of a 15-mover's time. The depth after the whole ones is
+    /// split, small, and ranked by nothing; its counts rank the next (a deep depth
+    /// searched in no order visited 1.3 times the nodes). 0: every depth from
+    /// `split_depth` on is split.
     pub whole_nodes: u64,
     /// Cut a split position with symmetries into one prefix per orbit of its symmetry
     /// group, and make its solutions whole from those ([`tables::symmetry::PrefixOrbits`]);
@@ -46,7 +47,7 @@ pub struct Config {
     pub early_start: bool,
     /// Most moves a subtree job's pieces add to its units (0 to
     /// [`proto::pieces::MAX_PIECE_LEVELS`]; fewer where the units are predicted small:
-    /// `split::piece_levels`). *Why* 2, not 3: the third cuts the heaviest pieces 12 to
+    /// `tail::piece_levels`). *Why* 2, not 3: the third cuts the heaviest pieces 12 to
     /// 15 ways (19b-all's depth-18 straggler at 1,024 threads, 0.683 → 0.832; seven of
     /// the 12 traces at 0.8 there, five at 2), but the job holding a first solution gets
     /// less of its worker, whose threads may leave it for a waiting job at each piece's

@@ -53,6 +53,7 @@
 //! # Layout
 //! - this file: the canonical-order masks, the search's entry points ([`search`],
 //!   [`search_lanes`]) and a lane's stack machine (start, step, finish);
+//! - `ahead`: the tasks taken ahead of their start, and their prefetched roots;
 //! - `lookup`: [`Lookup`] and [`Pruner`], what is read (the tables and their fallbacks);
 //! - `estimate`: a child's estimates, resolved one memory step at a time, and the child;
 //! - `expand`: a node's expansion into its children;
@@ -60,6 +61,7 @@
 //! - `path`: the node's path and what the search found so far;
 //! - `tests`: the module's tests.
 
+mod ahead;
 mod estimate;
 mod expand;
 mod frame;
@@ -68,6 +70,7 @@ mod path;
 
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
+use self::ahead::{Root, Task, AHEAD};
 use self::estimate::{child_inverse, child_normal, Burst, Child, Estimate, MERGE_MAX};
 use self::expand::expand;
 use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
@@ -158,66 +161,6 @@ fn merge_steps(bytes: u64, lanes: usize) -> usize {
 
 /// Nodes between two looks at the stop token.
 const CHECK_EVERY: u64 = 4096;
-
-/// How many tasks [`search_lanes`] takes from its source before it starts them, each
-/// task's root made and its two table entries prefetched when it is taken. A split depth
-/// near the lower bound is tens of thousands of prefixes of a few nodes each, and a start
-/// that read its root's entries cold waited for two random lines: a third of the time of
-/// a 15-move solve at h5 was there (docs/performance.md, "choices the search makes").
-const AHEAD: usize = 4;
-
-/// A task taken from the source of [`search_lanes`] ahead of its start.
-#[derive(Clone, Copy)]
-struct Task<'t> {
-    id: usize,
-    prefix: &'t [Move],
-    max_solutions: usize,
-    /// Its root, made and prefetched when it was taken (`None`: the start makes none).
-    root: Option<Root>,
-}
-
-/// A task's root: the position after its prefix, its inverse, and their probes, whose
-/// main-table entries were prefetched.
-#[derive(Clone, Copy)]
-struct Root {
-    n: Cube,
-    i: Cube,
-    pn: Probe,
-    pi: Probe,
-}
-
-impl Root {
-    /// The root of `prefix` on `cube` at `depth`, its entries prefetched; `None` where
-    /// the start will not read them (no moves left, or a prefix it refuses).
-    #[inline(always)]
-    fn prefetched<L: Lookup>(
-        p: &Pruner<L>,
-        cube: &Cube,
-        prefix: &[Move],
-        depth: u8,
-    ) -> Option<Root> {
-        if prefix.len() >= usize::from(depth) || usize::from(depth) > MAX_DEPTH {
-            return None;
-        }
-        let root = Root::of(p, cube, prefix);
-        p.table.prefetch(root.pn.idx);
-        p.table.prefetch(root.pi.idx);
-        Some(root)
-    }
-
-    /// The root of `prefix` on `cube`, nothing prefetched.
-    #[inline(always)]
-    fn of<L: Lookup>(p: &Pruner<L>, cube: &Cube, prefix: &[Move]) -> Root {
-        let mut n = *cube;
-        for &m in prefix {
-            n = n.apply_move(m);
-        }
-        let i = n.inverse();
-        let pn = p.probe(&n, p.corner_word(&n));
-        let pi = p.probe(&i, p.corner_word(&i));
-        Root { n, i, pn, pi }
-    }
-}
 
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
 /// several can run interleaved on one thread (see [`search_lanes`]).

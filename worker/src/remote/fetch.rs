@@ -472,8 +472,9 @@ async fn write_chunks(
 }
 
 /// Fetches the files of the catalog tables `names` that are missing in `dir`: the required
-/// ones, and the optional one (h48h0k4 for the 2-bit H48 tables) when the coordinator
-/// lists it. Returns the files fetched (none when everything was there).
+/// ones, and the optional ones (eoesep, the 2-bit H48 tables' fallback; twophase-p1m, the
+/// two-phase move table) that the coordinator lists. Returns the files fetched (none when
+/// everything was there).
 pub async fn fetch_tables(
     client: &mut TablesClient<Authed>,
     dir: &Path,

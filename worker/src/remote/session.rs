@@ -23,10 +23,11 @@
 //!    does the same, then the worker dials again (the coordinator is restarting).
 //!
 //! Layout: `prepare` (tables fetched, checked, opened), `link` (one connection: dial,
-//! Hello, Welcome, how it ends), `conn` (the jobs, results, heartbeats and drain of an
+//! Hello, Welcome, how it ends), `delay` (a latency added in the process), `conn` (the jobs, results, heartbeats and drain of an
 //! established stream); the process-wide loop ([`run`], [`serve`]) is here.
 
 mod conn;
+mod delay;
 mod link;
 mod prepare;
 
@@ -73,6 +74,10 @@ pub struct SessionOptions {
     pub welcome_timeout: Duration,
     /// After the worker closed its side, how long it waits for the coordinator to close.
     pub close_timeout: Duration,
+    /// A one-way latency added in the process to every message in both directions
+    /// (`session::delay`): how a hollow cluster on loopback meets a real network's. Zero
+    /// (none) in production.
+    pub link_delay: Duration,
 }
 
 impl SessionOptions {
@@ -87,6 +92,7 @@ impl SessionOptions {
             backoff: BackoffPolicy::default(),
             welcome_timeout: Duration::from_secs(10),
             close_timeout: Duration::from_secs(2),
+            link_delay: Duration::ZERO,
         }
     }
 }

@@ -130,6 +130,20 @@ impl TableSet {
         })
     }
 
+    /// A hollow worker's set ([`crate::hollow`]): the tables `names`, with no file behind
+    /// them (the Hello lists no file, so no checksum is compared).
+    pub fn hollow(names: &[&str]) -> TableSet {
+        TableSet {
+            dir: PathBuf::new(),
+            tables: (names.iter())
+                .map(|n| CheckedTable {
+                    name: n.to_string(),
+                    files: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
     /// The tables directory.
     pub fn dir(&self) -> &Path {
         &self.dir

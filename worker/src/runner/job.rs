@@ -3,9 +3,9 @@
 use super::engines::Engines;
 use super::options::RunnerOptions;
 use super::pieces::PieceCursor;
-use super::subtrees::run_subtrees;
+use super::subtrees::{run_subtrees, Searcher};
 use crate::stop::deadline_after;
-use crate::{Engine, Error, StopToken};
+use crate::{Error, StopToken};
 use proto::{
     Internal, Job, JobError, JobOutput, JobResult, Method, PositionAnswer, PositionError, Work,
 };
@@ -206,17 +206,17 @@ fn run_work(
             }
             Ok(JobOutput::Batch(results))
         }
-        Work::Subtrees(work) => match engine {
-            Engine::Optimal(solver) => {
+        Work::Subtrees(work) => match Searcher::of(engine) {
+            Some(solver) => {
                 let stop = stop.with_deadline(deadline_after(start, work.time_limit_ms));
                 catch_unwind(AssertUnwindSafe(|| {
                     options.before(&work.position);
-                    run_subtrees(solver, work, &stop, nodes, cursor)
+                    run_subtrees(&solver, work, &stop, nodes, cursor)
                 }))
                 .unwrap_or_else(|payload| Err(panic_error(payload.as_ref())))
                 .map(JobOutput::Subtrees)
             }
-            Engine::TwoPhase(_) => Err(wrong(Method::Optimal)),
+            None => Err(wrong(Method::Optimal)),
         },
     }
 }

@@ -12,7 +12,8 @@
 
 use super::pieces::{PieceCursor, Pieces};
 use crate::h48::SearchOutcome;
-use crate::{H48Solver, StopToken};
+use crate::hollow::{search_piece, HollowEngine, HollowPiece};
+use crate::{Engine, H48Solver, StopToken};
 use proto::{JobError, SettingsError, Stop, SubtreeResult, SubtreeWork, MAX_LENGTH};
 use std::cell::Cell;
 use std::collections::btree_map::Entry;
@@ -25,18 +26,42 @@ use tables::{format_moves, Move};
 /// (docs/performance.md, "three lanes").
 const LANES: usize = 3;
 
+/// What searches a subtree job's pieces: the H48 solver, or a hollow engine's told
+/// search ([`crate::hollow`]). Cheap to clone (the tables are shared).
+#[derive(Clone, Debug)]
+pub(super) enum Searcher {
+    /// The real search.
+    H48(H48Solver),
+    /// A hollow worker's: each piece held for its told nodes, its told solutions found.
+    Hollow(HollowEngine),
+}
+
+impl Searcher {
+    /// The searcher of subtree jobs on `engine` (`None`: a two-phase engine).
+    pub(super) fn of(engine: &Engine) -> Option<Searcher> {
+        match engine {
+            Engine::Optimal(s) => Some(Searcher::H48(s.clone())),
+            Engine::Hollow(h) => Some(Searcher::Hollow(h.clone())),
+            Engine::TwoPhase(_) => None,
+        }
+    }
+}
+
 /// A subtree job checked and cut into its pieces.
 pub(super) struct Plan {
     /// The job's pieces, in order.
     pieces: Pieces,
     /// The solutions the whole job asks for (`usize::MAX`: all).
     want: usize,
+    /// A hollow search's pieces, as it tells them (empty for the real search).
+    told: Vec<HollowPiece>,
 }
 
 impl Plan {
-    /// The plan of `work`. A subtree job is not made from settings by its receiver: its
-    /// two limits are checked here, against the same constants and errors as settings.
-    pub(super) fn new(work: &SubtreeWork) -> Result<Plan, JobError> {
+    /// The plan of `work` for `searcher`. A subtree job is not made from settings by its
+    /// receiver: its two limits are checked here, against the same constants and errors
+    /// as settings.
+    pub(super) fn new(work: &SubtreeWork, searcher: &Searcher) -> Result<Plan, JobError> {
         if work.depth > MAX_LENGTH {
             return Err(JobError::InvalidSettings(SettingsError::MaxLength {
                 value: work.depth,
@@ -47,9 +72,14 @@ impl Plan {
             Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
             None => usize::MAX,
         };
+        let told = match searcher {
+            Searcher::H48(_) => Vec::new(),
+            Searcher::Hollow(h) => h.search().pieces(work),
+        };
         Ok(Plan {
             pieces: Pieces::of(work),
             want,
+            told,
         })
     }
 }
@@ -114,8 +144,8 @@ impl Tally {
 /// What every thread searching one subtree job shares, borrowed from whoever holds it
 /// (the stack of [`run_subtrees`], or a shared job of the runner).
 pub(super) struct SubtreeSearch<'a> {
-    /// The job's solver.
-    pub(super) solver: &'a H48Solver,
+    /// The job's searcher.
+    pub(super) solver: &'a Searcher,
     /// The job.
     pub(super) work: &'a SubtreeWork,
     /// Its pieces and solution count.
@@ -214,15 +244,30 @@ impl SubtreeSearch<'_> {
             }
             tally.searched += 1;
         };
-        self.solver.search_lanes(
-            position.cube(),
-            self.work.depth,
-            LANES,
-            self.stop,
-            &mut next,
-            &mut admit,
-            &mut done,
-        );
+        match self.solver {
+            Searcher::H48(solver) => solver.search_lanes(
+                position.cube(),
+                self.work.depth,
+                LANES,
+                self.stop,
+                &mut next,
+                &mut admit,
+                &mut done,
+            ),
+            // One piece at a time: a hollow thread is held, not searching.
+            Searcher::Hollow(h) => {
+                let rate = h.search().rate();
+                let none = HollowPiece::default();
+                while let Some((k, _, room)) = next() {
+                    if !admit(k) {
+                        break;
+                    }
+                    let told = self.plan.told.get(k).unwrap_or(&none);
+                    done(k, search_piece(told, rate, room, self.stop));
+                }
+                crate::hollow::settle(self.stop);
+            }
+        }
         tally.last = last.get();
         tally
     }
@@ -278,13 +323,13 @@ impl SubtreeSearch<'_> {
 /// The subtrees of `work` on this thread, as their pieces, claimed through `cursor`
 /// (see [`run_job`](super::run_job)).
 pub(super) fn run_subtrees(
-    solver: &H48Solver,
+    solver: &Searcher,
     work: &SubtreeWork,
     stop: &StopToken,
     nodes: &AtomicU64,
     cursor: &PieceCursor,
 ) -> Result<Vec<SubtreeResult>, JobError> {
-    let plan = Plan::new(work)?;
+    let plan = Plan::new(work, solver)?;
     let found = AtomicUsize::new(0);
     let search = SubtreeSearch {
         solver,

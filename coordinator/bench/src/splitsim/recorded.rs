@@ -10,9 +10,8 @@
 //! do the subtrees of an optimal depth the recording did not search (a trace recorded
 //! without `--all` stops at its first solution).
 
-use crate::trace::{DepthIndex, Header, Trace, TraceError, GRAIN};
+use crate::trace::{rank, DepthIndex, Header, Trace, TraceError, GRAIN};
 use proto::{Job, JobOutput, PositionResult, Stop, SubtreeResult, Work};
-use std::collections::HashMap;
 use tables::Move;
 
 /// Node counts per prefix, by depth, for the prefixes of one length.
@@ -20,13 +19,12 @@ struct Level {
     /// The canonical prefixes of this length, in the scheduler's order (none for a length
     /// past [`FINEST_LISTED`]: too many to list).
     prefixes: Vec<Vec<Move>>,
-    /// Each prefix's index in `prefixes`.
-    index: HashMap<Vec<Move>, usize>,
-    /// Each depth's counts, indexed as `prefixes`, made when first asked for.
-    by_depth: HashMap<u8, Vec<u64>>,
+    /// Each depth's counts (by depth), indexed as `prefixes` (a prefix's index there is
+    /// its [`rank`]), made when first asked for.
+    by_depth: Vec<Option<Vec<u64>>>,
     /// For a length past [`FINEST_LISTED`]: each recorded depth's counts, indexed for
     /// single look-ups, made when first asked for.
-    indexed: HashMap<u8, DepthIndex>,
+    indexed: Vec<Option<DepthIndex>>,
 }
 
 /// The longest prefixes whose counts are worked out for every prefix of their length at
@@ -40,22 +38,20 @@ impl Level {
             true => tables::canonical::sequences(len),
             false => Vec::new(),
         };
-        let index = prefixes
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.clone(), i))
-            .collect();
         Level {
             prefixes,
-            index,
-            by_depth: HashMap::new(),
-            indexed: HashMap::new(),
+            by_depth: Vec::new(),
+            indexed: Vec::new(),
         }
     }
 
     /// The index of the recorded `depth`, made when first asked for.
     fn indexed(&mut self, trace: &Trace, depth: u8) -> &DepthIndex {
-        (self.indexed.entry(depth)).or_insert_with(|| {
+        let d = usize::from(depth);
+        if self.indexed.len() <= d {
+            self.indexed.resize_with(d + 1, || None);
+        }
+        self.indexed[d].get_or_insert_with(|| {
             trace
                 .depths
                 .get(&depth)
@@ -78,7 +74,7 @@ impl Level {
 
 /// What one job does on its slot: its cost and what it reports when it ends.
 #[derive(Clone, Debug)]
-pub(super) struct JobRun {
+pub(crate) struct JobRun {
     /// Its depth (0: the shallow job).
     pub depth: u8,
     /// Nodes it searches before it ends (its first `runs` pieces).
@@ -98,7 +94,7 @@ pub(super) struct JobRun {
 
 /// One piece of a subtree job.
 #[derive(Clone, Debug)]
-pub(super) struct Piece {
+pub(crate) struct Piece {
     /// Its prefix's index in the job.
     pub owner: u32,
     /// Its nodes.
@@ -155,15 +151,18 @@ impl JobRun {
 }
 
 /// The trace as job costs and outputs.
-pub(super) struct Recorded<'t> {
+pub(crate) struct Recorded<'t> {
     trace: &'t Trace,
     /// The trace's solutions.
     solutions: Vec<Vec<Move>>,
     /// The optimal depth (`u8::MAX` when the trace found none).
     optimal: u8,
     /// Node counts of the scheduler's prefixes and of their one-move children (split
-    /// prefixes), by length.
-    levels: HashMap<usize, Level>,
+    /// prefixes), by length (up to [`FINEST_LISTED`] + 1, which serves every longer one).
+    levels: Vec<Option<Level>>,
+    /// The last 5-move prefix a longer one was costed under, at its depth: its nodes and
+    /// the depth that splits them ([`stand_in`]).
+    head: Option<(u8, Vec<Move>, u64, Option<u8>)>,
 }
 
 impl<'t> Recorded<'t> {
@@ -172,7 +171,8 @@ impl<'t> Recorded<'t> {
             trace,
             solutions: trace.solutions(),
             optimal: trace.header.optimal.unwrap_or(u8::MAX),
-            levels: HashMap::new(),
+            levels: Vec::new(),
+            head: None,
         }
     }
 
@@ -191,6 +191,7 @@ impl<'t> Recorded<'t> {
         let h = self.header();
         let w = match &job.work {
             Work::Batch { items, .. } => {
+                let line = items.first().map_or(1, |i| i.line);
                 return Ok(JobRun {
                     depth: 0,
                     nodes: h.shallow_nodes,
@@ -198,17 +199,7 @@ impl<'t> Recorded<'t> {
                     runs: 0,
                     want: 0,
                     shape: (0, 0, 0),
-                    batch: Some(JobOutput::Batch(vec![Ok(PositionResult {
-                        line: items.first().map_or(1, |i| i.line),
-                        solutions: Vec::new(),
-                        optimal: false,
-                        lower_bound: h.lower_bound,
-                        depth_exhausted: Some(h.split_depth.saturating_sub(1)),
-                        nodes: h.shallow_nodes,
-                        lookups: 0,
-                        micros: 0,
-                        stop: Stop::Exhausted,
-                    })])),
+                    batch: Some(JobOutput::Batch(vec![Ok(shallow_result(h, line))])),
                 });
             }
             Work::Subtrees(w) => w,
@@ -290,43 +281,97 @@ impl<'t> Recorded<'t> {
     /// The nodes of `prefix`'s subtree at `depth`.
     fn cost(&mut self, depth: u8, prefix: &[Move]) -> Result<u64, TraceError> {
         if prefix.len() > FINEST_LISTED {
-            let five = self.cost(depth, &prefix[..FINEST_LISTED])?;
+            // A job's pieces come in order, the ones below one 5-move prefix together:
+            // what they share is worked out once.
+            let head = &prefix[..FINEST_LISTED];
+            let (five, stand_in) = match &self.head {
+                Some((d, h, five, s)) if *d == depth && h.as_slice() == head => (*five, *s),
+                _ => {
+                    let five = self.cost(depth, head)?;
+                    let trace = self.trace;
+                    let s = stand_in(trace, self.level(FINEST_LISTED + 1), depth, head);
+                    self.head = Some((depth, head.to_vec(), five, s));
+                    (five, s)
+                }
+            };
             let trace = self.trace;
             // One level for every length past the listed ones: its look-ups serve all.
-            let level = (self.levels)
-                .entry(FINEST_LISTED + 1)
-                .or_insert_with(|| Level::new(FINEST_LISTED + 1));
-            return Ok(finer_cost(trace, level, depth, prefix, five));
+            let level = self.level(FINEST_LISTED + 1);
+            return Ok(match stand_in {
+                Some(d) => level.split(trace, d, prefix, five),
+                None => DepthIndex::default().split(prefix, FINEST_LISTED, five),
+            });
         }
         let trace = self.trace;
-        let level = self
-            .levels
-            .entry(prefix.len())
-            .or_insert_with(|| Level::new(prefix.len()));
-        if !level.by_depth.contains_key(&depth) {
-            let costs = depth_costs(trace, depth, &level.prefixes)?;
-            level.by_depth.insert(depth, costs);
+        let level = self.level(prefix.len());
+        let d = usize::from(depth);
+        if level.by_depth.len() <= d {
+            level.by_depth.resize(d + 1, None);
         }
-        let i = level.index.get(prefix).copied();
-        Ok(i.and_then(|i| level.by_depth.get(&depth)?.get(i).copied())
+        if level.by_depth[d].is_none() {
+            level.by_depth[d] = Some(depth_costs(trace, depth, &level.prefixes)?);
+        }
+        let costs = level.by_depth[d].as_deref().unwrap_or_default();
+        Ok(rank(prefix)
+            .and_then(|i| costs.get(i).copied())
             .unwrap_or(0))
+    }
+
+    /// Works out now what the jobs of `depth` will look up first (the counts of every
+    /// prefix up to [`FINEST_LISTED`] moves), so that a hollow worker does not stall on
+    /// it mid-run.
+    pub fn warm(&mut self, depth: u8) -> Result<(), TraceError> {
+        for len in 1..=FINEST_LISTED {
+            let first = tables::canonical::sequences(len).into_iter().next();
+            if let Some(p) = first {
+                self.cost(depth, &p)?;
+            }
+        }
+        let trace = self.trace;
+        self.level(FINEST_LISTED + 1).indexed(trace, depth);
+        Ok(())
+    }
+
+    /// The level of prefixes of `len` moves, made when first asked for.
+    fn level(&mut self, len: usize) -> &mut Level {
+        if self.levels.len() <= len {
+            self.levels.resize_with(len + 1, || None);
+        }
+        self.levels[len].get_or_insert_with(|| Level::new(len))
     }
 }
 
-/// The nodes of `prefix` (longer than [`FINEST_LISTED`]) at `depth`, given `five`, its
-/// 5-move ancestor's ([`depth_costs`]): split below it as the depth that stands for
-/// `depth` there splits it ([`DepthIndex::split`]), the depth itself where it searched
-/// that ancestor, else (a depth cut short before it, or not recorded) the deepest
-/// recorded depth below, whose counts [`depth_costs`] grew.
-fn finer_cost(trace: &Trace, level: &mut Level, depth: u8, prefix: &[Move], five: u64) -> u64 {
-    let searched = trace.depths.get(&depth).is_some_and(|cells| {
-        cells.complete || level.count(trace, depth, &prefix[..FINEST_LISTED]) > 0
-    });
+/// The answer of the shallow job (the position searched whole below the split depth),
+/// for input line `line`: as the recording's, no solution below the split depth.
+pub(crate) fn shallow_result(h: &Header, line: u64) -> PositionResult {
+    PositionResult {
+        line,
+        solutions: Vec::new(),
+        optimal: false,
+        lower_bound: h.lower_bound,
+        depth_exhausted: Some(h.split_depth.saturating_sub(1)),
+        nodes: h.shallow_nodes,
+        lookups: 0,
+        micros: 0,
+        stop: Stop::Exhausted,
+    }
+}
+
+/// The recorded depth whose counts split the subtree of `head` (a 5-move prefix) at
+/// `depth` below it ([`DepthIndex::split`]): the depth itself where it searched `head`,
+/// else (a depth cut short before it, or not recorded) the deepest recorded depth below,
+/// whose counts [`depth_costs`] grew; `None` when there is none. A prefix longer than
+/// [`FINEST_LISTED`] gets `head`'s nodes split below it as that depth splits them.
+fn stand_in(trace: &Trace, level: &mut Level, depth: u8, head: &[Move]) -> Option<u8> {
+    let searched = trace
+        .depths
+        .get(&depth)
+        .is_some_and(|cells| cells.complete || level.count(trace, depth, head) > 0);
     let below = trace.depths.range(..depth).next_back().map(|(&d, _)| d);
-    let stand_in = if searched { Some(depth) } else { below };
-    match stand_in {
-        Some(d) => level.split(trace, d, prefix, five),
-        None => DepthIndex::default().split(prefix, FINEST_LISTED, five),
+    if searched {
+        Some(depth)
+    } else {
+        below
     }
 }
 
@@ -363,7 +408,7 @@ fn depth_costs(trace: &Trace, depth: u8, prefixes: &[Vec<Move>]) -> Result<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::trace::{rank, DepthCells, VERSION};
+    use crate::trace::{DepthCells, VERSION};
     use std::collections::BTreeMap;
     use tables::{canonical, parse_moves};
 

@@ -3,42 +3,87 @@
 
 use super::{DepthCells, GRAIN};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use tables::{canonical, parse_moves, Move};
 
+/// A hasher for the integer keys of [`DepthIndex`]: one multiply (a replay looks up some
+/// ten thousand pieces a job, and SipHash was a third of its time).
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// Maps keyed by an integer, hashed by [`KeyHasher`].
+type KeyMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
+/// The key of a canonical sequence in [`DepthIndex`]'s maps: its length and its [`rank`]
+/// (`None`: not canonical).
+fn key(p: &[Move]) -> Option<u64> {
+    Some(((p.len() as u64) << 56) | rank(p)? as u64)
+}
+
 /// Canonical continuations of `r` moves after a move of the first face of its axis (U, R
-/// or F: 15 moves may follow) and after one of the second (D, L or B: 12 may follow).
-fn continuations(r: usize) -> (usize, usize) {
+/// or F: 15 moves may follow) and after one of the second (D, L or B: 12 may follow), for
+/// `r` up to [`MAX_RANKED`] - 1.
+const CONTINUATIONS: [(u64, u64); MAX_RANKED] = {
     // After a first face: the other two first faces (6 moves) and the three second faces
     // (9); after a second face: the two first faces of the other axes (6) and the other
     // two second faces (6).
-    (0..r).fold((1, 1), |(first, second), _| {
-        (6 * first + 9 * second, 6 * first + 6 * second)
-    })
-}
+    let mut t = [(1, 1); MAX_RANKED];
+    let mut r = 1;
+    while r < MAX_RANKED {
+        let (first, second) = t[r - 1];
+        t[r] = (6 * first + 9 * second, 6 * first + 6 * second);
+        r += 1;
+    }
+    t
+};
+
+/// The longest sequences [`rank`] ranks (13^12 fits a `u64` many times over).
+const MAX_RANKED: usize = 12;
+
+/// The moves of the first face of each axis (U, R, F: face index below 3), as bits.
+const FIRST_FACES: u32 = (1 << 9) - 1;
 
 /// The index of the canonical sequence `p` in [`canonical::sequences`]`(p.len())`,
-/// worked out without listing them (`None`: `p` is not canonical).
+/// worked out without listing them (`None`: `p` is not canonical, or longer than
+/// [`MAX_RANKED`]).
 pub fn rank(p: &[Move]) -> Option<usize> {
-    let mut rank = 0;
+    if p.len() > MAX_RANKED {
+        return None;
+    }
+    let mut rank = 0u64;
     let mut last = None;
     for (k, m) in p.iter().enumerate() {
         let allowed = canonical::allowed_after(last);
         if allowed & (1 << m.index()) == 0 {
             return None;
         }
-        let (first, second) = continuations(p.len() - k - 1);
-        for before in Move::ALL[..m.index()].iter() {
-            if allowed & (1 << before.index()) != 0 {
-                rank += if before.face_index() < 3 {
-                    first
-                } else {
-                    second
-                };
-            }
-        }
+        let (first, second) = CONTINUATIONS[p.len() - k - 1];
+        let before = allowed & ((1 << m.index()) - 1);
+        rank += u64::from((before & FIRST_FACES).count_ones()) * first
+            + u64::from((before & !FIRST_FACES).count_ones()) * second;
         last = Some(*m);
     }
-    Some(rank)
+    usize::try_from(rank).ok()
 }
 
 /// One depth's counts, indexed for the look-up of single prefixes of [`GRAIN`] moves or
@@ -48,9 +93,10 @@ pub struct DepthIndex {
     /// Nodes of each [`GRAIN`]-move prefix, by its [`rank`].
     counts: Vec<u64>,
     /// The recorded children of heavy [`GRAIN`]-move prefixes, by the prefix's rank.
-    fine: HashMap<u32, Vec<u64>>,
-    /// The recorded children of heavy longer prefixes ([`DepthCells::finer`]), by prefix.
-    finer: HashMap<Vec<Move>, Vec<u64>>,
+    fine: KeyMap<u32, Vec<u64>>,
+    /// The recorded children of heavy longer prefixes ([`DepthCells::finer`]), by the
+    /// prefix's [`key`].
+    finer: KeyMap<u64, Vec<u64>>,
 }
 
 impl DepthIndex {
@@ -61,7 +107,7 @@ impl DepthIndex {
             counts: cells.counts.clone(),
             fine: cells.fine.iter().cloned().collect(),
             finer: (cells.finer.iter())
-                .filter_map(|(text, kids)| Some((parse_moves(text).ok()?, kids.clone())))
+                .filter_map(|(text, kids)| Some((key(&parse_moves(text).ok()?)?, kids.clone())))
                 .collect(),
         }
     }
@@ -94,7 +140,7 @@ impl DepthIndex {
                 GRAIN => (rank(&prefix[..GRAIN]))
                     .and_then(|i| u32::try_from(i).ok())
                     .and_then(|i| self.fine.get(&i)),
-                _ => self.finer.get(&prefix[..k]),
+                _ => key(&prefix[..k]).and_then(|x| self.finer.get(&x)),
             };
             c = match kids {
                 Some(kids) => share(c, kids, prefix[k]),
@@ -125,7 +171,8 @@ mod tests {
 
     #[test]
     fn the_rank_is_the_index_in_the_canonical_order() {
-        for len in 0..=GRAIN {
+        // Up to the longest prefixes the replay lists whole (`splitsim::recorded`).
+        for len in 0..=GRAIN + 1 {
             for (i, s) in canonical::sequences(len).iter().enumerate() {
                 assert_eq!(rank(s), Some(i), "{s:?}");
             }

@@ -12,6 +12,20 @@ pub(super) fn open_journal(
     opts: &Options,
     observer: &mut dyn Observer,
 ) -> Result<(Journal, Done, u64), ClientError> {
+    // The input as named (`-`: standard input), for the one rule that an output is never
+    // the input; refused before anything is opened for writing or read to resume.
+    let named = match &opts.work {
+        Positions::File(input) => Some(input.as_path()),
+        _ => None,
+    };
+    let written = match &opts.output {
+        Output::File(path) => Some(Some(path.as_path())),
+        Output::Stdout => Some(None),
+        Output::Nowhere => None,
+    };
+    if let Some(output) = written {
+        crate::outfile::check_not_input(named, output).map_err(JournalError::from)?;
+    }
     let path = match &opts.output {
         Output::File(path) => path,
         Output::Stdout | Output::Nowhere if opts.resume => {
@@ -31,16 +45,8 @@ pub(super) fn open_journal(
         Positions::File(input) if input.as_os_str() != "-" => Some(input),
         _ => None,
     };
-    // Refused before the input is read for the resume check.
-    crate::outfile::check_not_input(input.map(|p| p.as_path()), path)
-        .map_err(JournalError::from)?;
     if !opts.resume {
-        let j = Journal::create(
-            path,
-            input.map(|p| p.as_path()),
-            opts.format,
-            &opts.settings,
-        )?;
+        let j = Journal::create(path, named, opts.format, &opts.settings)?;
         return Ok((j, Done::default(), 0));
     }
     // The kept records are checked against the input file they must come from

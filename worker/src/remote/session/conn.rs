@@ -1,6 +1,7 @@
 //! An established stream: jobs run on this connection's executor, results, cancellations,
 //! heartbeats, and the drain on shutdown.
 
+use super::delay::Inbound;
 use super::{End, SessionOptions, WorkerError, CANCEL_WAIT};
 use crate::remote::health::Health;
 use crate::JobRunner;
@@ -92,7 +93,7 @@ impl Conn<'_> {
 
     pub(super) async fn run<F: Future<Output = ()>>(
         &mut self,
-        mut inbound: tonic::Streaming<wire::CoordinatorMessage>,
+        mut inbound: Inbound,
         mut results: mpsc::UnboundedReceiver<JobResult>,
         heartbeat: Duration,
         mut shutdown: Pin<&mut F>,
@@ -307,7 +308,7 @@ impl Conn<'_> {
 
     /// Closes the worker's side of the stream and waits (briefly) for the coordinator to
     /// close its own, so that everything sent is delivered.
-    async fn close(&mut self, mut inbound: tonic::Streaming<wire::CoordinatorMessage>) -> End {
+    async fn close(&mut self, mut inbound: Inbound) -> End {
         let (out, _) = mpsc::channel(1);
         drop(std::mem::replace(&mut self.out, out));
         let wait = self.options.close_timeout;

@@ -2,6 +2,7 @@
 //! how a connection ends.
 
 use super::conn::{end_for, message, Conn};
+use super::delay::{self, Inbound};
 use super::{
     connect_failed, End, SessionOptions, WorkerError, DEFAULT_HEARTBEAT, HEARTBEAT_RANGE, OUTBOUND,
 };
@@ -60,13 +61,18 @@ impl Link<'_> {
             return lost("the outgoing stream closed before Hello".to_string());
         }
         let wait = self.options.welcome_timeout;
-        let call = tokio::time::timeout(wait, client.join(ReceiverStream::new(out_rx)));
+        let latency = self.options.link_delay;
+        let outgoing = match latency.is_zero() {
+            true => ReceiverStream::new(out_rx),
+            false => delay::outgoing(out_rx, latency),
+        };
+        let call = tokio::time::timeout(wait, client.join(outgoing));
         let mut inbound = tokio::select! {
             _ = &mut shutdown => return End::Exit,
             r = call => match r {
                 Err(_) => return lost(format!("no answer to Hello within {wait:?}")),
                 Ok(Err(status)) => return end_for(status, false),
-                Ok(Ok(response)) => response.into_inner(),
+                Ok(Ok(response)) => Inbound::new(response.into_inner(), latency),
             },
         };
         let first = tokio::select! {

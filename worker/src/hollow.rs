@@ -1,0 +1,225 @@
+//! A hollow engine: an [`Engine`](crate::Engine) whose search is not done but told, for a
+//! worker whose every other part is real (its session, leases, heartbeats, jobs queued
+//! ahead, runner threads, shared jobs, hand-backs, cancellations, reconnects). As
+//! kubemark's hollow nodes run the real kubelet with fake containers, a cluster of hollow
+//! workers measures the coordinator at a thousand slots on one machine; what each search
+//! costs and finds comes from a [`HollowSearch`], in the bench from a recorded trace
+//! (`benchtools::hollow`).
+//!
+//! A hollow engine serves subtree jobs piece by piece, one piece at a time on each thread
+//! that searches the job (the runner's claiming, sharing and hand-backs are the real
+//! ones; [`search_piece`] stands for the search of one), and whole-position jobs (the
+//! shallow search below the split depth) in one call.
+
+use crate::h48::SearchOutcome;
+use crate::{Error, StopToken};
+use proto::{PositionResult, Stop, SubtreeWork, ValidSettings};
+use std::cell::Cell;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tables::{Move, Position};
+
+/// One piece of a subtree job as a hollow engine is told it: what its search costs and
+/// finds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HollowPiece {
+    /// Nodes the search of the piece takes.
+    pub nodes: u64,
+    /// The solutions in it (of the job's depth, beginning with the piece's moves).
+    pub solutions: Vec<Vec<Move>>,
+}
+
+/// The search a hollow engine is told: what each search finds and how long it takes.
+pub trait HollowSearch: Send + Sync {
+    /// Subtree job `work`'s pieces, in the order of [`proto::pieces`] (the order the
+    /// runner claims them in): what each one costs and holds. Asked once a job.
+    fn pieces(&self, work: &SubtreeWork) -> Vec<HollowPiece>;
+
+    /// Nodes one thread searches a second: a piece of `n` nodes holds its thread for
+    /// `n / rate` seconds (asleep: a hollow thread does not spin).
+    fn rate(&self) -> f64;
+
+    /// A whole position, as [`crate::H48Solver::solve`] would answer it (the shallow
+    /// search below a split position's first depth); it may hold the calling thread
+    /// for as long as that search would take.
+    fn position(
+        &self,
+        position: &Position,
+        settings: &ValidSettings,
+        stop: &StopToken,
+    ) -> Result<PositionResult, Error>;
+}
+
+/// How far a hollow thread's work may run ahead of its schedule before it sleeps: a
+/// sleep costs some 60 µs more than asked (the kernel's timer slack), and a real search
+/// visits pieces of a few dozen nodes in well under a microsecond, so each thread keeps
+/// a schedule (the time its work so far would end) and sleeps only when it is this far
+/// ahead of it, and at the end of its part of a job ([`settle`]).
+const AHEAD: Duration = Duration::from_millis(2);
+
+/// A thread that was this far behind its schedule was idle (waiting for work): its
+/// schedule starts again from now.
+const IDLE: Duration = Duration::from_micros(200);
+
+/// The longest a hollow thread sleeps without looking at its stop.
+const STOP_CHECK: Duration = Duration::from_millis(1);
+
+thread_local! {
+    /// When the work this thread was given would end on the real search.
+    static DUE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Charges the calling thread `nodes` at `rate` a second: its schedule grows by their
+/// time, and the thread sleeps when it is over [`AHEAD`] ahead of it. Returns the stop,
+/// when `stop` says so.
+pub fn hold(nodes: u64, rate: f64, stop: &StopToken) -> Option<Stop> {
+    let now = Instant::now();
+    let start = match DUE.get() {
+        Some(due) if due + IDLE >= now => due,
+        _ => now,
+    };
+    let secs = nodes as f64 / rate.max(1e-9);
+    let due = start + Duration::from_secs_f64(secs.min(1e6));
+    DUE.set(Some(due));
+    match due > now + AHEAD {
+        true => sleep_until(due, stop),
+        false => stop.check(),
+    }
+}
+
+/// Sleeps the calling thread until its schedule ([`hold`]) is met: its work so far ends
+/// when the real search's would. Returns the stop, when `stop` says so.
+pub fn settle(stop: &StopToken) -> Option<Stop> {
+    match DUE.get() {
+        Some(due) => sleep_until(due, stop),
+        None => stop.check(),
+    }
+}
+
+/// Sleeps until `until`, looking at `stop` every [`STOP_CHECK`].
+fn sleep_until(until: Instant, stop: &StopToken) -> Option<Stop> {
+    loop {
+        if let Some(s) = stop.check() {
+            DUE.set(None);
+            return Some(s);
+        }
+        let now = Instant::now();
+        if now >= until {
+            return None;
+        }
+        std::thread::sleep((until - now).min(STOP_CHECK));
+    }
+}
+
+/// The search of `piece` on the calling thread: charged its nodes ([`hold`]), then its
+/// solutions (up to `max_solutions`), as [`crate::H48Solver`]'s search would report them.
+/// The thread's part of a job ends with [`settle`].
+pub(crate) fn search_piece(
+    piece: &HollowPiece,
+    rate: f64,
+    max_solutions: usize,
+    stop: &StopToken,
+) -> SearchOutcome {
+    if let Some(s) = hold(piece.nodes, rate, stop) {
+        return SearchOutcome {
+            solutions: Vec::new(),
+            nodes: piece.nodes,
+            lookups: 0,
+            stop: s,
+            invalid: 0,
+        };
+    }
+    let mut solutions = piece.solutions.clone();
+    let stop = match solutions.len() > max_solutions {
+        true => {
+            solutions.truncate(max_solutions);
+            Stop::Completed
+        }
+        false => Stop::Exhausted,
+    };
+    SearchOutcome {
+        solutions,
+        nodes: piece.nodes,
+        lookups: 0,
+        stop,
+        invalid: 0,
+    }
+}
+
+/// A hollow optimal engine serving the table `name` (what the worker's Hello says it
+/// holds) with a [`HollowSearch`]. Cheap to clone.
+#[derive(Clone)]
+pub struct HollowEngine {
+    /// The catalog table name jobs ask for.
+    name: String,
+    /// What each search finds and costs.
+    search: Arc<dyn HollowSearch>,
+}
+
+impl HollowEngine {
+    /// A hollow engine serving jobs that name `table`.
+    pub fn new(table: &str, search: Arc<dyn HollowSearch>) -> HollowEngine {
+        HollowEngine {
+            name: table.to_string(),
+            search,
+        }
+    }
+
+    /// The table its jobs name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its search.
+    pub fn search(&self) -> &dyn HollowSearch {
+        self.search.as_ref()
+    }
+}
+
+impl std::fmt::Debug for HollowEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HollowEngine")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_is_held_for_its_work_in_all_not_per_piece() {
+        let stop = StopToken::new();
+        DUE.set(None);
+        // 10,000 pieces of 20 nodes at 2e8 a second: 1 ms of search, not 10,000 sleeps.
+        let t = Instant::now();
+        for _ in 0..10_000 {
+            assert_eq!(hold(20, 2e8, &stop), None);
+        }
+        assert_eq!(settle(&stop), None);
+        let took = t.elapsed();
+        assert!(took >= Duration::from_millis(1), "{took:?}");
+        // Pieces of 2 ms each are slept one by one, the schedule kept across them.
+        DUE.set(None);
+        let t = Instant::now();
+        for _ in 0..5 {
+            hold(400_000, 2e8, &stop);
+        }
+        settle(&stop);
+        assert!(
+            t.elapsed() >= Duration::from_millis(10),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_stopped_thread_is_let_go() {
+        let stop = StopToken::new();
+        stop.cancel();
+        DUE.set(None);
+        assert_eq!(hold(2_000_000_000, 1.0, &stop), Some(Stop::Cancelled));
+        assert_eq!(settle(&stop), Some(Stop::Cancelled));
+    }
+}
