@@ -80,8 +80,8 @@ fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(us
 /// Reads `input` line by line, hands each position line (parsed) to `emit`, and skips
 /// blanks and comments. A byte-order mark at the start of the input is not part of the
 /// first line. A line longer than a position's text may be ([`tables::MAX_TEXT_BYTES`])
-/// is read in bounded memory and is an error record of its own (with an empty input
-/// text). Stops at the end of input, at a read error, or when `emit` returns false.
+/// is read in bounded memory and is an error record of its own, its text not echoed
+/// (an empty input text), whether it is one byte past the bound or a gigabyte. Stops at the end of input, at a read error, or when `emit` returns false.
 pub fn read_lines<R: BufRead>(
     mut input: R,
     mut emit: impl FnMut(InputLine) -> bool,
@@ -118,6 +118,13 @@ pub fn read_lines<R: BufRead>(
             },
             Ok(text) => match classify(text) {
                 Line::Skip => continue,
+                // A position's text past its bound is not echoed, however far past it
+                // the line runs: one rule for every too-long line.
+                Line::Position(t) if t.len() > tables::MAX_TEXT_BYTES => InputLine {
+                    line: n,
+                    input: String::new(),
+                    parsed: Err(tables::ParseError::TooLong { bytes: t.len() }.into()),
+                },
                 Line::Position(t) => InputLine {
                     line: n,
                     input: t.to_string(),
@@ -243,6 +250,19 @@ mod tests {
         .unwrap();
         assert_eq!(one[0].input, within.trim());
         assert!(one[0].parsed.is_ok(), "{:?}", one[0].parsed);
+        // One byte past the bound (kept in memory, unlike a longer line) is refused the
+        // same way: its text is not echoed.
+        let past = "U".repeat(tables::MAX_TEXT_BYTES + 1);
+        let mut one = Vec::new();
+        read_lines(format!("{past}\nR\n").as_bytes(), |l| {
+            one.push(l);
+            true
+        })
+        .unwrap();
+        assert_eq!(one[0].input, "");
+        let e = one[0].parsed.as_ref().unwrap_err().to_string();
+        assert!(e.contains(&past.len().to_string()), "{e}");
+        assert!(one[1].parsed.is_ok());
     }
 
     #[test]

@@ -76,7 +76,10 @@ impl Position {
         if text.len() > MAX_TEXT_BYTES {
             return Err(ParseError::TooLong { bytes: text.len() });
         }
-        let token = text.trim();
+        // A `//` comment runs to the end of the line, after a scramble (the notation's own
+        // rule) or after facelets alike.
+        let body = text.find("//").map_or(text, |i| &text[..i]);
+        let token = body.trim();
         let one_token = !token.contains(char::is_whitespace);
         let chars = if one_token { token.chars().count() } else { 0 };
         let cube = if one_token && chars == FACELET_CHARS {
@@ -144,6 +147,18 @@ mod tests {
         let x2_u = Position::parse("x2 U").unwrap();
         assert_eq!(x2_u, Position::parse("U").unwrap());
         assert!(x2_u.is_solved_by(&crate::parse_moves("U'").unwrap()));
+    }
+
+    #[test]
+    fn a_comment_follows_facelets_as_it_follows_a_scramble() {
+        let a = Position::parse("R U R' U'").unwrap();
+        let f = crate::facelet::to_facelets(a.cube());
+        assert_eq!(Position::parse(&format!("{f} // sexy move")).unwrap(), a);
+        assert_eq!(Position::parse(&format!("{f}// sexy move")).unwrap(), a);
+        assert_eq!(Position::parse("R U R' U' // sexy move").unwrap(), a);
+        // The comment hides nothing before it: bad facelets are still refused.
+        let bad = format!("{}X // comment", &f[..53]);
+        assert!(Position::parse(&bad).is_err());
     }
 
     #[test]

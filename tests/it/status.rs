@@ -171,10 +171,7 @@ fn status_shows_the_workers_and_the_running_request_of_a_real_cluster() {
             .map(|e| e["text"].as_str().unwrap())
             .collect();
         assert_eq!(joins.len(), 2, "{s:#}");
-        assert!(
-            joins.iter().all(|t| t.ends_with("(1 threads)")),
-            "{joins:?}"
-        );
+        assert!(joins.iter().all(|t| t.ends_with("(1 thread)")), "{joins:?}");
         // Each worker's address as the coordinator sees it: loopback, its own port.
         assert!(
             s["workers"]

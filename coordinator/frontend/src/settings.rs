@@ -78,10 +78,17 @@ pub fn method(name: &str, d: &Dialect) -> Result<Method, Error> {
     })
 }
 
-/// A number of seconds given as `name`: finite and not negative.
+/// The longest a number of seconds may be (some 31 years): the bound of every flag and
+/// keyword given in seconds.
+pub const MAX_SECONDS: f64 = 1e9;
+
+/// A number of seconds given as `name`: from 0 to [`MAX_SECONDS`].
 pub fn seconds(name: &str, secs: f64) -> Result<Duration, Error> {
-    Duration::try_from_secs_f64(secs)
-        .map_err(|_| bad(format!("{name} must be a number of seconds, 0 or more")))
+    let refused = || bad(format!("{name} must be a number of seconds from 0 to 1e9"));
+    if !(0.0..=MAX_SECONDS).contains(&secs) {
+        return Err(refused());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| refused())
 }
 
 pub(crate) fn bad(message: String) -> Error {
@@ -119,6 +126,24 @@ pub(crate) fn message(e: SettingsError, d: &Dialect) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_have_a_stated_bound() {
+        assert_eq!(seconds("--x", 0.0).unwrap(), Duration::ZERO);
+        assert_eq!(
+            seconds("--x", 1e9).unwrap(),
+            Duration::from_secs(1_000_000_000)
+        );
+        for refused in [-1.0, 1e9 + 1.0, 1e300, f64::INFINITY, f64::NAN] {
+            let e = seconds("--wait-for-workers", refused)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("--wait-for-workers must be a number of seconds from 0 to 1e9"),
+                "{refused}: {e}"
+            );
+        }
+    }
 
     #[test]
     fn bounds_are_said_in_each_front_end_s_words() {

@@ -101,6 +101,22 @@ impl Executor for RemoteWorker {
     }
 }
 
+/// The most bytes of a worker's own words (its version, its id) the coordinator keeps.
+const MAX_PEER_TEXT: usize = 128;
+
+/// `s` cut to [`MAX_PEER_TEXT`] bytes (on a character boundary) and marked with "…" when it
+/// was longer.
+fn clip(s: &mut String) {
+    if s.len() > MAX_PEER_TEXT {
+        let mut end = MAX_PEER_TEXT;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+}
+
 pub(super) struct WorkersSvc(pub(super) Arc<Shared>);
 
 impl WorkersSvc {
@@ -192,13 +208,16 @@ impl workers_server::Workers for WorkersSvc {
         let first = tokio::time::timeout(self.0.lease, inbound.message())
             .await
             .map_err(|_| Status::deadline_exceeded("no hello within the lease"))??;
-        let hello = match first.and_then(|m| m.msg) {
+        let mut hello = match first.and_then(|m| m.msg) {
             Some(Msg::Hello(h)) => h,
             _ => {
                 self.0.metrics.worker_refused();
                 return Err(Error::from(Violation::NoHello).into());
             }
         };
+        // A peer's words are kept short before they reach a log, a refusal or the status.
+        clip(&mut hello.version);
+        clip(&mut hello.worker_id);
         let tables = match self.check_hello(&hello) {
             Ok(t) => t,
             Err(e) => {
@@ -265,5 +284,24 @@ impl workers_server::Workers for WorkersSvc {
             let _ = shared.post(Event::Executor(ExecutorEvent::Gone(id)));
         });
         Ok(Response::new(Box::pin(UnboundedReceiverStream::new(rx))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_peers_words_are_clipped_on_a_character() {
+        let mut short = "0.1.0".to_string();
+        clip(&mut short);
+        assert_eq!(short, "0.1.0");
+        let mut long = "x".repeat(100_000);
+        clip(&mut long);
+        assert_eq!(long, format!("{}…", "x".repeat(MAX_PEER_TEXT)));
+        // A multi-byte character across the cut is not split.
+        let mut wide = format!("{}é{}", "a".repeat(MAX_PEER_TEXT - 1), "b".repeat(50));
+        clip(&mut wide);
+        assert_eq!(wide, format!("{}…", "a".repeat(MAX_PEER_TEXT - 1)));
     }
 }

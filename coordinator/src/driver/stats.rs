@@ -151,7 +151,10 @@ impl Stats {
         self.event(
             now,
             "worker_joined",
-            format!("worker {name} joined ({threads} threads)"),
+            format!(
+                "worker {name} joined ({threads} thread{})",
+                if threads == 1 { "" } else { "s" }
+            ),
         );
     }
 

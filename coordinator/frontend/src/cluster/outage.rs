@@ -31,23 +31,25 @@ impl Outage {
         self.since = None;
     }
 
-    /// An attempt failed with `why`: `Ok` to wait `wait` and try again, or the error of
-    /// giving up when the next attempt would begin past the bound.
+    /// An attempt failed with `why`: how long to wait before the next, `wait` or what is
+    /// left of the bound when that is less (the last attempt is made at the bound, not a
+    /// backoff step before it), or the error of giving up once the bound has passed.
     pub(super) fn failed(
         &mut self,
         url: &str,
         why: &str,
         wait: Duration,
-    ) -> Result<(), ClientError> {
+    ) -> Result<Duration, ClientError> {
         let since = *self.since.get_or_insert_with(Instant::now);
         match self.bound {
-            Some(bound) if since.elapsed() + wait >= bound => Err(ClientError::GaveUp {
+            Some(bound) if since.elapsed() >= bound => Err(ClientError::GaveUp {
                 url: url.to_string(),
                 tried: since.elapsed(),
                 bound,
                 last: why.to_string(),
             }),
-            _ => Ok(()),
+            Some(bound) => Ok(wait.min(bound.saturating_sub(since.elapsed()))),
+            None => Ok(wait),
         }
     }
 }
@@ -60,9 +62,20 @@ mod tests {
     fn the_bound_counts_from_the_first_failure_and_again_after_a_connection() {
         let mut o = Outage::new(Some(Duration::from_secs(10)));
         assert!(o.deadline().is_some());
-        assert!(o.failed("u", "refused", Duration::from_secs(1)).is_ok());
+        assert_eq!(
+            o.failed("u", "refused", Duration::from_secs(1)).unwrap(),
+            Duration::from_secs(1)
+        );
+        // A wait past the bound is cut to it: the last attempt is made at the bound.
+        let cut = o.failed("u", "refused", Duration::from_secs(60)).unwrap();
+        assert!(
+            cut <= Duration::from_secs(10) && cut > Duration::from_secs(9),
+            "{cut:?}"
+        );
+        // Past the bound, it gives up.
+        o.since = Some(Instant::now() - Duration::from_secs(10));
         let e = o
-            .failed("u", "refused", Duration::from_secs(10))
+            .failed("u", "refused", Duration::from_secs(1))
             .unwrap_err();
         assert!(e.to_string().contains("last error: refused"), "{e}");
         o.connected();
@@ -71,6 +84,9 @@ mod tests {
         // For ever.
         let mut o = Outage::new(None);
         assert!(o.deadline().is_none());
-        assert!(o.failed("u", "x", Duration::MAX / 4).is_ok());
+        assert_eq!(
+            o.failed("u", "x", Duration::MAX / 4).unwrap(),
+            Duration::MAX / 4
+        );
     }
 }

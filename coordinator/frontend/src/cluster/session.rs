@@ -128,8 +128,7 @@ where
             }
             Err(Broken::Fatal(e)) => return Err(e),
             Err(Broken::Retry(why)) => {
-                let wait = backoff.next_delay();
-                outage.failed(&cfg.url, &why, wait)?;
+                let wait = outage.failed(&cfg.url, &why, backoff.next_delay())?;
                 observer.notice(&Notice::AskingAgain {
                     url: cfg.url.clone(),
                     why,
@@ -311,8 +310,9 @@ impl<'o> Session<'o> {
                     if answered {
                         backoff.reset();
                     }
-                    let wait = backoff.next_delay();
-                    self.outage.failed(&self.cfg.url, &why, wait)?;
+                    let wait = self
+                        .outage
+                        .failed(&self.cfg.url, &why, backoff.next_delay())?;
                     self.observer.notice(&Notice::Reconnecting {
                         url: self.cfg.url.clone(),
                         why,

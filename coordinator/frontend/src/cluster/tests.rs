@@ -633,6 +633,10 @@ fn a_coordinator_that_never_answers_is_given_up_within_the_bound() {
     o.connect_timeout = Some(Duration::from_millis(800));
     let e = run_within(o).unwrap_err();
     assert!(matches!(e, ClientError::GaveUp { .. }), "{e}");
+    // Given up at the bound, not a backoff step before it.
+    if let ClientError::GaveUp { tried, bound, .. } = &e {
+        assert!(tried >= bound, "gave up after {tried:?} of {bound:?}");
+    }
     let text = e.to_string();
     assert!(text.contains("without a working connection"), "{text}");
     assert!(text.contains(&format!("no answer from {url}")), "{text}");
