@@ -35,10 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-header=$(python3 -c 'import gzip,sys
+# The trace's header (a trace of every solution of a symmetric position holds thousands).
+python3 -c 'import gzip,sys
 f = gzip.open(sys.argv[1], "rt") if sys.argv[1].endswith(".gz") else open(sys.argv[1])
-print(f.readline().strip())' "$trace")
-field() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$header" "$1"; }
+print(f.readline().strip())' "$trace" >"$logs/header"
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$logs/header" "$1"; }
 position=$(field position)
 table=$(field table)
 
@@ -79,7 +80,7 @@ flags=()
 [ "$all" = all ] && flags+=(--all)
 cpu0=$(cpu "$coord")
 start=$(date +%s.%N)
-record=$("$bin" solve --coordinator "$url" --table "$table" --format jsonl "${flags[@]}" "$position")
+"$bin" solve --coordinator "$url" --table "$table" --format jsonl "${flags[@]}" "$position" >"$logs/record"
 end=$(date +%s.%N)
 cpu1=$(cpu "$coord")
 jobs=$(metric cubeswarm_jobs_dispatched_total)
@@ -92,17 +93,18 @@ rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$coord/status")
 wcpu=0
 for p in "${pids[@]:1}"; do wcpu=$(python3 -c "print($wcpu + $(cpu "$p"))"); done
 
-replay=$("$bin" bench split --trace "$trace" --workers "$workers" --threads "$threads" \
-    --latency "$latency" --rate "$rate" "${flags[@]}")
+"$bin" bench split --trace "$trace" --workers "$workers" --threads "$threads" \
+    --latency "$latency" --rate "$rate" "${flags[@]}" >"$logs/replay"
 
-python3 - "$header" "$record" "$start" "$end" "$cpu0" "$cpu1" "$jobs" "$results" "$asked" \
-    "$handed" "$rss" "$all" "$replay" "$workers" "$threads" "$latency" "$rate" "$wcpu" <<'EOF'
+python3 - "$logs/header" "$logs/record" "$start" "$end" "$cpu0" "$cpu1" "$jobs" "$results" "$asked" \
+    "$handed" "$rss" "$all" "$logs/replay" "$workers" "$threads" "$latency" "$rate" "$wcpu" <<'EOF'
 import json, os, sys
 (h, rec, start, end, cpu0, cpu1, jobs, results, asked, handed, rss, all_, replay,
  workers, threads, latency, rate, wcpu) = sys.argv[1:]
-h = json.loads(h)
+h = json.load(open(h))
+replay = open(replay).read()
 # One JSONL line per solution.
-lines = [json.loads(l) for l in rec.splitlines() if l.strip()]
+lines = [json.loads(l) for l in open(rec) if l.strip()]
 rec = lines[0] if lines else {}
 wall = float(end) - float(start)
 cpu = float(cpu1) - float(cpu0)

@@ -153,7 +153,7 @@ impl JobRun {
 /// The trace as job costs and outputs.
 pub(crate) struct Recorded<'t> {
     trace: &'t Trace,
-    /// The trace's solutions.
+    /// The trace's solutions, sorted.
     solutions: Vec<Vec<Move>>,
     /// The optimal depth (`u8::MAX` when the trace found none).
     optimal: u8,
@@ -169,7 +169,11 @@ impl<'t> Recorded<'t> {
     pub fn new(trace: &'t Trace) -> Recorded<'t> {
         Recorded {
             trace,
-            solutions: trace.solutions(),
+            solutions: {
+                let mut s = trace.solutions();
+                s.sort_unstable();
+                s
+            },
             optimal: trace.header.optimal.unwrap_or(u8::MAX),
             levels: Vec::new(),
             head: None,
@@ -239,10 +243,15 @@ impl<'t> Recorded<'t> {
                 let share = upto - given;
                 given = upto;
                 let sols: Vec<Vec<Move>> = match w.depth == self.optimal {
-                    true => (self.solutions.iter())
-                        .filter(|s| s.starts_with(q))
-                        .cloned()
-                        .collect(),
+                    // Sorted: the solutions that begin with `q` are one run from its place.
+                    true => {
+                        let from =
+                            (self.solutions).partition_point(|s| s.as_slice() < q.as_slice());
+                        (self.solutions[from..].iter())
+                            .take_while(|s| s.starts_with(q))
+                            .cloned()
+                            .collect()
+                    }
                     false => Vec::new(),
                 };
                 pieces.push(Piece {
