@@ -51,6 +51,23 @@ pub struct CoordinatorArgs {
     /// A connection that sends nothing for this long (seconds) is closed.
     #[arg(long, default_value_t = 10.0)]
     handshake_timeout: f64,
+    /// Which workers' claims that a search holds no solution (or exactly these) are run
+    /// again on another worker: `sample` (every claim of a new worker, then a falling
+    /// rate, at least --verify-rate), `every` (every claim twice: for runs that must be
+    /// proved; records wait for a second worker), `off` (every worker's word is taken).
+    #[arg(long, value_enum, default_value_t = VerifyArg::Sample)]
+    verify: VerifyArg,
+    /// The lowest share of a worker's claims checked once it has a record, 0.001 to 1.
+    #[arg(long, default_value_t = 0.01)]
+    verify_rate: f64,
+}
+
+/// `--verify`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum VerifyArg {
+    Sample,
+    Every,
+    Off,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -103,10 +120,26 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
     } else {
         served_files(dir)
     };
+    if !(0.001..=1.0).contains(&a.verify_rate) {
+        anyhow::bail!("--verify-rate must be a share from 0.001 to 1");
+    }
     let scheduler = coordinator::Config {
         lease_us: Some(lease.as_micros() as u64),
         batch_size: a.batch_size.max(1),
         symmetry: !a.no_symmetry,
+        verify: coordinator::Verify {
+            mode: match a.verify {
+                VerifyArg::Sample => coordinator::VerifyMode::Sample,
+                VerifyArg::Every => coordinator::VerifyMode::Every,
+                VerifyArg::Off => coordinator::VerifyMode::Off,
+            },
+            floor: a.verify_rate,
+            // Which claims are checked must not be foreseeable from outside.
+            seed: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64)
+                ^ u64::from(std::process::id()).rotate_left(32),
+        },
         ..coordinator::Config::default()
     };
     let cfg = ServerConfig {

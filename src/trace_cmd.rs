@@ -55,6 +55,9 @@ impl Executor for RecordingExecutor {
     fn capacity(&self) -> usize {
         self.inner.capacity()
     }
+    fn trusted(&self) -> bool {
+        self.inner.trusted()
+    }
     fn tables(&self) -> Vec<String> {
         self.inner.tables()
     }

@@ -47,6 +47,12 @@ pub trait Executor {
         let _ = (job, attempt);
         None
     }
+    /// Whether its answers are taken on its word: an executor in this process is; one
+    /// on another machine is not, and its claims that a search holds no solution are
+    /// checked by running them again elsewhere (the scheduler's `verify`).
+    fn trusted(&self) -> bool {
+        false
+    }
     /// Its name for people (a worker's id, its host).
     fn name(&self) -> String {
         "in-process".to_string()

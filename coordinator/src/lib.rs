@@ -39,4 +39,5 @@ pub use executor::{Executor, ExecutorEvent, ExecutorId, LiveJob};
 pub use run::{run, run_interruptible, Executors, Interrupt, RunError, RunStats, Source};
 pub use scheduler::{
     Action, Config, Counters, Deepening, Progress, RejectReason, Rejection, RequestId, Scheduler,
+    Verify, VerifyMode,
 };

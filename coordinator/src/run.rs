@@ -107,6 +107,9 @@ impl Executor for BorrowedExecutor<'_> {
     fn name(&self) -> String {
         self.0.name()
     }
+    fn trusted(&self) -> bool {
+        self.0.trusted()
+    }
 }
 
 /// What the run's sink saw.

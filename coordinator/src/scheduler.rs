@@ -52,6 +52,8 @@
 //! - `dispatch`: jobs made, queued, requeued, grouped and sent to executors with room.
 //! - `results`: answers taken or ignored, applied to their positions, records finished.
 //! - `check`: every solution of an answer checked against its position and its job.
+//! - `verify`: claims that a search holds no solution (or exactly these) run again on
+//!   another executor, liars caught, records held until their claims are checked.
 //! - `pace`: measured round trips and node rate, and the jobs per slot they call for.
 //! - `state`: the bookkeeping: the queue, jobs, positions in flight, requests.
 //! - `types`: the public vocabulary: [`Config`], [`Action`], [`Counters`], [`Progress`].
@@ -81,11 +83,13 @@ mod roster;
 mod state;
 mod tail;
 mod types;
+mod verify;
 
 use self::state::*;
 pub use self::types::{
     Action, Config, Counters, Deepening, Progress, RejectReason, Rejection, RequestId,
 };
+pub use self::verify::{Verify, VerifyMode};
 
 /// The scheduler. See the module documentation.
 #[derive(Debug)]
@@ -111,6 +115,8 @@ pub struct Scheduler {
     asking: BTreeSet<JobId>,
     /// When idle slots last looked for a job to ask to hand back (µs).
     handback_scan: u64,
+    /// Claims being checked, and each executor's standing.
+    verify: verify::Verifier,
 }
 
 impl Scheduler {
@@ -134,6 +140,7 @@ impl Scheduler {
             rejections: Vec::new(),
             asking: BTreeSet::new(),
             handback_scan: 0,
+            verify: verify::Verifier::default(),
         }
     }
 
@@ -194,6 +201,7 @@ impl Scheduler {
                 running: BTreeSet::new(),
                 lease_renewed: self.now,
                 distrusted: false,
+                trusted: false,
                 hands_back: false,
                 shares: false,
                 threads: 0,
@@ -223,6 +231,12 @@ impl Scheduler {
                 }
             })
             .is_some()
+    }
+
+    /// Executor `id`'s answers are taken on its word (an executor in this process): its
+    /// claims are not checked.
+    pub fn set_trusted(&mut self, id: ExecutorId, trusted: bool) {
+        self.executors.update(id, |e| e.trusted = trusted);
     }
 
     /// Executor `id` hands back the unstarted pieces of its jobs when asked (or not).

@@ -8,6 +8,10 @@
 //!   ignored.
 //! - A sitter never answers, while heartbeating a list of nothing: the jobs it sits on
 //!   are taken back once its heartbeats have not listed them for a lease.
+//! - A real worker process made a liar by the test seam (`CUBESWARM_FAILPOINT=lie-empty`:
+//!   every subtree it is given "searched, no solution, one node") beside two honest ones:
+//!   its claims are run again elsewhere, it is caught and distrusted, and the records are
+//!   the known optimal ones.
 
 use crate::common;
 
@@ -200,4 +204,98 @@ fn jobs_a_worker_sits_on_without_listing_them_come_back() {
     let (_c, metrics, _) = run_with(Rogue::Sitter);
     assert!(metric(&metrics, "cubeswarm_jobs_lost_total") >= 1);
     assert_eq!(metric(&metrics, "cubeswarm_results_rejected_total"), 0);
+}
+
+/// A worker that says "no solution here" to every subtree job, beside two honest
+/// workers, on positions of known optimal length that are split into subtrees: every
+/// record is still optimal, and the liar is caught (its claims disagree with the runs of
+/// the same searches elsewhere), counted and distrusted.
+#[test]
+fn a_worker_that_claims_every_subtree_empty_is_caught_and_the_records_stay_right() {
+    let _one = serial();
+    let tables = tables_dir();
+    let dir = scratch("liar");
+    let (mut c, url) = coordinator(
+        &dir,
+        &[
+            "--metrics-listen",
+            "127.0.0.1:0",
+            "--heartbeat",
+            "0.25",
+            "--lease",
+            "5",
+        ],
+    );
+    let metrics = metrics_addr(&mut c);
+    let honest: Vec<Proc> = (1..=2)
+        .map(|i| {
+            worker(
+                &dir,
+                &format!("w{i}"),
+                &url,
+                &["--table", "h48h0k4"],
+                &tables,
+            )
+        })
+        .collect();
+    let mut liar = Proc::start(
+        "liar",
+        &dir,
+        &[
+            "worker",
+            "--coordinator",
+            &url,
+            "--threads",
+            "1",
+            "--table",
+            "h48h0k4",
+        ],
+        &[
+            ("CUBESWARM_TABLES", &tables),
+            ("CUBESWARM_FAILPOINT", std::path::Path::new("lie-empty")),
+        ],
+    );
+    liar.wait_for("connected to coordinator", Duration::from_secs(120));
+    // The two 15-movers: split past depth 12, a few seconds each.
+    let known: Vec<(usize, String)> = known_optimal()
+        .into_iter()
+        .filter(|(n, _)| *n == 15)
+        .collect();
+    assert!(known.len() >= 2);
+    let input = dir.join("in.txt");
+    let text: String = known.iter().map(|(_, s)| format!("{s}\n")).collect();
+    std::fs::write(&input, text).unwrap();
+    let out = dir.join("out.jsonl");
+    let (st, _, err) = solve_file(&url, &input, &out, &["--format", "jsonl"]);
+    assert!(st.success(), "{err}");
+    let records: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), known.len());
+    for (r, (len, scramble)) in records.iter().zip(&known) {
+        assert_eq!(r["length"], *len as u64, "{r}");
+        assert_eq!(r["optimal"], true, "{r}");
+        let sol = tables::parse_moves(r["solution"].as_str().unwrap()).unwrap();
+        assert!(tables::Position::parse(scramble)
+            .unwrap()
+            .is_solved_by(&sol));
+    }
+    let [caught, distrusted, checked] = metrics_of(
+        &metrics,
+        [
+            "cubeswarm_workers_caught_lying_total",
+            "cubeswarm_workers_distrusted_total",
+            "cubeswarm_claims_checked_total",
+        ],
+    );
+    assert_eq!((caught, distrusted), (1, 1), "{}", liar.log());
+    assert!(checked > 0);
+    drop(honest);
+}
+
+fn metrics_of<const N: usize>(addr: &str, names: [&str; N]) -> [u64; N] {
+    let v = metrics(addr, &names);
+    std::array::from_fn(|i| v[i])
 }

@@ -7,11 +7,14 @@
 //!
 //! ```text
 //! CUBESWARM_FAILPOINT=panic-on-input:<scramble or facelets>
+//! CUBESWARM_FAILPOINT=lie-empty
 //! ```
 //!
-//! makes `cubeswarm solve` (embedded default) and `cubeswarm worker` panic inside the
-//! search of every job of that position, to check that such a panic becomes an error
-//! record for its line and nothing else. Unset or empty: no seam.
+//! The first makes `cubeswarm solve` (embedded default) and `cubeswarm worker` panic
+//! inside the search of every job of that position, to check that such a panic becomes
+//! an error record for its line and nothing else. The second makes `cubeswarm worker` a
+//! liar: every subtree job it answers says "searched whole, no solution, one node" (the
+//! coordinator's checks of claims must catch it: see [`lie`]). Unset or empty: no seam.
 
 use std::sync::Arc;
 use tables::{ParseError, Position};
@@ -19,8 +22,30 @@ use tables::{ParseError, Position};
 /// The environment variable of the seam (see the module doc).
 pub const FAILPOINT_ENV: &str = "CUBESWARM_FAILPOINT";
 
-/// The prefix of the one failpoint there is.
+/// The prefix of the failpoint that panics on a position.
 const PANIC_ON_INPUT: &str = "panic-on-input:";
+
+/// The failpoint that makes a worker lie about its subtree jobs.
+pub const LIE_EMPTY: &str = "lie-empty";
+
+/// Whether [`FAILPOINT_ENV`] makes this worker a liar ([`LIE_EMPTY`]).
+pub fn lies() -> bool {
+    std::env::var(FAILPOINT_ENV).is_ok_and(|v| v == LIE_EMPTY)
+}
+
+/// What a liar sends instead of `r`: every subtree of a subtree job searched whole,
+/// with no solution and one node. (Whole searches are answered truly.)
+pub fn lie(r: &proto::JobResult) -> proto::JobResult {
+    let mut r = r.clone();
+    if let Ok(proto::JobOutput::Subtrees(rs)) = &mut r.output {
+        for s in rs {
+            s.solutions.clear();
+            s.nodes = 1;
+            s.stop = proto::Stop::Exhausted;
+        }
+    }
+    r
+}
 
 /// Called with each position before the executor searches it.
 pub type PositionHook = Arc<dyn Fn(&Position) + Send + Sync>;
@@ -28,8 +53,10 @@ pub type PositionHook = Arc<dyn Fn(&Position) + Send + Sync>;
 /// Why [`FAILPOINT_ENV`] cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum FailpointError {
-    /// The value is not `panic-on-input:<position>`.
-    #[error("{FAILPOINT_ENV}={0:?}: the only failpoint is {PANIC_ON_INPUT}<position>")]
+    /// The value is neither `panic-on-input:<position>` nor `lie-empty`.
+    #[error(
+        "{FAILPOINT_ENV}={0:?}: the failpoints are {PANIC_ON_INPUT}<position> and {LIE_EMPTY}"
+    )]
     Unknown(String),
     /// The position after the prefix does not parse.
     #[error("{FAILPOINT_ENV}: position {text:?}: {error}")]
@@ -53,6 +80,8 @@ pub fn panic_on(target: Position) -> PositionHook {
 /// The hook [`FAILPOINT_ENV`] asks for, if any.
 pub fn from_env() -> Result<Option<PositionHook>, FailpointError> {
     match std::env::var(FAILPOINT_ENV) {
+        // A liar searches as asked: its answers are changed as they leave (`lie`).
+        Ok(v) if v == LIE_EMPTY => Ok(None),
         Ok(v) if !v.is_empty() => parse(&v).map(Some),
         _ => Ok(None),
     }

@@ -318,6 +318,10 @@ impl Executor for Local {
     fn shares_jobs(&self) -> bool {
         self.exec.shares_jobs()
     }
+    fn trusted(&self) -> bool {
+        // This process's own threads.
+        true
+    }
     fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
         let kept = self.exec.split(job, attempt);
         Some(proto::Handback { job, attempt, kept })

@@ -25,6 +25,14 @@ pub struct Metrics {
     workers_distrusted: AtomicU64,
     /// Leased jobs a worker's heartbeats did not list for a lease.
     jobs_lost: AtomicU64,
+    /// Claims run again on another worker, and what came of them.
+    claims_checked: AtomicU64,
+    claims_agreed: AtomicU64,
+    claims_disputed: AtomicU64,
+    check_nodes: AtomicU64,
+    /// Workers caught lying by a check, and positions searched again without them.
+    liars: AtomicU64,
+    positions_restarted: AtomicU64,
     /// Running jobs asked to hand back their unstarted pieces.
     splits_asked: AtomicU64,
     /// Jobs that handed back pieces.
@@ -67,6 +75,12 @@ impl Metrics {
             lease_expiries: AtomicU64::new(0),
             ignored_results: AtomicU64::new(0),
             rejected_results: AtomicU64::new(0),
+            claims_checked: AtomicU64::new(0),
+            claims_agreed: AtomicU64::new(0),
+            claims_disputed: AtomicU64::new(0),
+            check_nodes: AtomicU64::new(0),
+            liars: AtomicU64::new(0),
+            positions_restarted: AtomicU64::new(0),
             workers_distrusted: AtomicU64::new(0),
             jobs_lost: AtomicU64::new(0),
             splits_asked: AtomicU64::new(0),
@@ -101,6 +115,13 @@ impl Metrics {
         self.workers_distrusted
             .store(c.distrusted_executors, Relaxed);
         self.jobs_lost.store(c.lost_jobs, Relaxed);
+        self.claims_checked.store(c.checks, Relaxed);
+        self.claims_agreed.store(c.checks_agreed, Relaxed);
+        self.claims_disputed.store(c.check_disputes, Relaxed);
+        self.check_nodes.store(c.check_nodes, Relaxed);
+        self.liars.store(c.liars, Relaxed);
+        self.positions_restarted
+            .store(c.restarted_positions, Relaxed);
         self.splits_asked.store(c.splits_asked, Relaxed);
         self.splits.store(c.splits, Relaxed);
         self.pieces_handed_back.store(c.pieces_handed_back, Relaxed);
@@ -250,9 +271,20 @@ impl Metrics {
             s,
             "cubeswarm_workers_distrusted_total",
             "counter",
-            "Workers given no more work because an answer of theirs was refused.",
+            "Workers given no more work because an answer of theirs was refused or a claim of theirs was caught false.",
             self.workers_distrusted.load(Relaxed),
         );
+        let checks: [(&str, &str, &AtomicU64); 6] = [
+            ("cubeswarm_claims_checked_total", "Claims (a subtree holds no solution, or exactly these) run again on another worker.", &self.claims_checked),
+            ("cubeswarm_claims_agreed_total", "Checks whose second run agreed with the claim.", &self.claims_agreed),
+            ("cubeswarm_claims_disputed_total", "Checks whose second run disagreed with the claim (a third run decided).", &self.claims_disputed),
+            ("cubeswarm_check_nodes_total", "Search nodes of the checks' runs.", &self.check_nodes),
+            ("cubeswarm_workers_caught_lying_total", "Workers whose claim disagreed with two runs that agreed (also in workers_distrusted).", &self.liars),
+            ("cubeswarm_positions_restarted_total", "Open positions searched again because a worker that claimed something about them lied.", &self.positions_restarted),
+        ];
+        for (name, help, v) in checks {
+            put(s, name, "counter", help, v.load(Relaxed));
+        }
         put(
             s,
             "cubeswarm_jobs_lost_total",

@@ -24,6 +24,7 @@ impl<'s> Driver<'s> {
         self.sched.add_executor(id, exec.capacity(), exec.tables());
         self.sched.set_splits(id, exec.can_split());
         self.sched.set_shares(id, exec.shares_jobs());
+        self.sched.set_trusted(id, exec.trusted());
         self.sched.set_threads(id, threads as usize);
         self.executors.insert(
             id,

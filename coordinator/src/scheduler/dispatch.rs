@@ -32,6 +32,8 @@ impl Scheduler {
                 early: false,
                 predicted_us: 0,
                 handed: None,
+                sent: None,
+                predicted_nodes: 0,
             },
         );
         self.counters.jobs_created += 1;
@@ -43,6 +45,7 @@ impl Scheduler {
         self.asking.remove(&id);
         let j = self.jobs.remove(&id)?;
         self.queue.remove(&j.table, j.prio, id);
+        self.verify.queue.remove(&(j.prio, id));
         if let Some(r) = self.requests.get_mut(&j.req) {
             r.jobs.remove(&id);
             if let Some(p) = j.kind.single().and_then(|seq| r.lines.get_mut(seq)) {
@@ -64,7 +67,11 @@ impl Scheduler {
             return;
         };
         let lease = j.lease.take();
-        self.queue.insert(&j.table, j.prio, id);
+        if matches!(j.kind, Kind::Check { .. }) {
+            self.verify.queue.insert((j.prio, id));
+        } else {
+            self.queue.insert(&j.table, j.prio, id);
+        }
         self.counters.requeued += 1;
         if let Some(exec) = lease {
             self.free_slot(exec, id);
@@ -113,6 +120,7 @@ impl Scheduler {
             if self.cfg.early_start && self.queue.len() < self.executors.free_slots() {
                 self.start_early();
             }
+            self.vouch_on_idle();
         }
         // Fill executors with room, round-robin in id order, one job each per round:
         // first the threads without a job (a job sent there starts at once), then the
@@ -127,7 +135,7 @@ impl Scheduler {
     fn fill(&mut self, idle: bool) {
         let mut cursor = None;
         let mut progressed = false;
-        while !self.queue.is_empty() {
+        while !self.queue.is_empty() || !self.verify.queue.is_empty() {
             let next = match idle {
                 true => self.executors.next_with_idle(cursor),
                 false => self.executors.next_with_room(cursor),
@@ -144,7 +152,12 @@ impl Scheduler {
             let Some(e) = self.executors.get(exec) else {
                 continue;
             };
-            let Some((prio, id)) = self.queue.best_for(&e.tables) else {
+            let regular = self.queue.best_for(&e.tables);
+            let check = match self.verify.queue.is_empty() {
+                true => None,
+                false => self.check_for(exec),
+            };
+            let Some((prio, id)) = regular.into_iter().chain(check).min() else {
                 continue;
             };
             progressed |= self.send(prio, id, exec);
@@ -157,6 +170,7 @@ impl Scheduler {
         if let Some(j) = self.jobs.get(&id) {
             self.queue.remove(&j.table, prio, id);
         }
+        self.verify.queue.remove(&(prio, id));
         match self.materialise(id, exec) {
             Some(job) => {
                 self.actions.push(Action::Dispatch { to: exec, job });
@@ -223,7 +237,10 @@ impl Scheduler {
                     pieces: *pieces,
                 })
             }
+            Kind::Check { check, .. } => self.check_work(*check)?,
         };
+        let sent = (!matches!(j.kind, Kind::Check { .. }) && self.checks_claims_of(exec))
+            .then(|| Box::new(work.clone()));
         let early = match &j.kind {
             Kind::Subtrees { seq, depth, .. } => (req.lines.get(*seq))
                 .and_then(|p| p.split.as_ref())
@@ -245,6 +262,7 @@ impl Scheduler {
         j.listed = now;
         j.asked = false;
         j.early = early;
+        j.sent = sent;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {
                 if let Some(p) = r.lines.get_mut(seq) {

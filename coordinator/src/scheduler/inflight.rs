@@ -48,6 +48,15 @@ impl<P> InFlight<P> {
         self.slots.len()
     }
 
+    /// The lines in flight, with their sequence numbers.
+    pub fn iter_open(&self) -> impl Iterator<Item = (u64, &P)> + '_ {
+        let base = self.base;
+        (self.slots.iter().enumerate()).filter_map(move |(i, s)| match s {
+            Slot::Open(p) => Some((base + i as u64, p)),
+            Slot::Ready(_) => None,
+        })
+    }
+
     /// Adds a line whose position is in flight; returns its sequence number.
     pub fn push_open(&mut self, p: P) -> u64 {
         let seq = self.next_seq();

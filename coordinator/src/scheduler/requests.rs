@@ -88,6 +88,8 @@ impl Scheduler {
             split: None,
             proved_empty,
             earlier: (0, 0),
+            hint: proved_empty,
+            claims: None,
         });
         match r.settings.method {
             Method::TwoPhase => {
@@ -141,12 +143,14 @@ impl Scheduler {
                 continue;
             };
             self.queue.remove(&j.table, j.prio, id);
+            self.verify.queue.remove(&(j.prio, id));
             if let Some(exec) = j.lease {
                 self.free_slot(exec, id);
                 self.actions.push(Action::Cancel { on: exec, job: id });
             }
         }
         self.deadlines.retain(|&(_, key)| key.req != req);
+        self.verify.forget_request(req);
     }
 
     /// What the driver must do now: dispatches to free executors, cancellations.

@@ -21,6 +21,21 @@ impl Scheduler {
             return;
         }
         let current = result.attempt == job.attempt;
+        if matches!(job.kind, Kind::Check { .. }) {
+            // A claim run again: compared, not applied (see `verify`).
+            let now = self.now;
+            self.executors.update(from, |e| {
+                e.running.remove(&id);
+                e.lease_renewed = now;
+            });
+            if let Some(job) = self.remove_job(id) {
+                if !current {
+                    self.actions.push(Action::Cancel { on: from, job: id });
+                }
+                self.on_check_answer(from, job, result);
+            }
+            return;
+        }
         let answers = job.handed.as_ref().map(|h| h.results);
         let whole = match &result.output {
             Ok(out) => complete(&job.kind, answers, out, self.requests.get(&job.req)),
@@ -79,6 +94,9 @@ impl Scheduler {
         self.counters.jobs_done += 1;
         if let (true, Ok(JobOutput::Subtrees(rs))) = (job.early, &result.output) {
             self.counters.early_nodes += rs.iter().map(|r| r.nodes).sum::<u64>();
+        }
+        if let Ok(out) = &result.output {
+            self.note_claim(from, &job, out);
         }
         self.apply(job.req, job.kind, result);
     }
@@ -150,7 +168,8 @@ impl Scheduler {
                 }
                 self.advance(key);
             }
-            // A result of another shape than its job: `complete` refused it already.
+            // A result of another shape than its job: `complete` refused it already (a
+            // check's answer never comes here).
             _ => {}
         }
     }
@@ -178,8 +197,15 @@ impl Scheduler {
     }
 
     /// A position's record is known: cancel what of it still runs, queue the record.
+    /// A record resting on claims still to be checked is held until they are (see
+    /// `verify`).
     pub(super) fn finish(&mut self, key: PosKey, outcome: Result<Solved, RecordError>) {
         self.drop_jobs_of(key);
+        let mut outcome = Some(outcome);
+        if self.hold(key, &mut outcome) {
+            return;
+        }
+        let Some(outcome) = outcome else { return };
         let Some(r) = self.requests.get_mut(&key.req) else {
             return;
         };

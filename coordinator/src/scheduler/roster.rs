@@ -21,6 +21,8 @@ pub(crate) struct ExecState {
     pub lease_renewed: u64,
     /// An answer of its failed its check: it gets no more work (its capacity stays 0).
     pub distrusted: bool,
+    /// Its answers are taken on its word (an executor in this process).
+    pub trusted: bool,
     /// It hands back a running job's unstarted pieces when asked.
     pub hands_back: bool,
     /// Its threads share a job's pieces: a thread with no job of its own helps a running
@@ -231,6 +233,7 @@ mod tests {
             running: BTreeSet::new(),
             lease_renewed: renewed,
             distrusted: false,
+            trusted: false,
             hands_back: false,
             shares: false,
             threads: 0,

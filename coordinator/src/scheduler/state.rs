@@ -36,6 +36,9 @@ pub(super) enum Kind {
         /// ([`proto::pieces`]), so that what is not started can be handed back.
         pieces: u8,
     },
+    /// Another executor's claim about one optimal position run again, as it was sent
+    /// (see `verify`): the check's work is kept with the check.
+    Check { seq: u64, check: u64 },
 }
 
 impl Kind {
@@ -43,14 +46,17 @@ impl Kind {
     pub(super) fn seqs(&self) -> &[u64] {
         match self {
             Kind::Batch { seqs } => seqs,
-            Kind::Shallow { seq, .. } | Kind::Subtrees { seq, .. } => std::slice::from_ref(seq),
+            Kind::Shallow { seq, .. } | Kind::Subtrees { seq, .. } | Kind::Check { seq, .. } => {
+                std::slice::from_ref(seq)
+            }
         }
     }
 
-    /// The one position of a single-position job (a batch job belongs to its request).
+    /// The one position of a single-position job (a batch job belongs to its request; a
+    /// check, to its check: the position's end does not cancel it).
     pub(super) fn single(&self) -> Option<u64> {
         match self {
-            Kind::Batch { .. } => None,
+            Kind::Batch { .. } | Kind::Check { .. } => None,
             Kind::Shallow { seq, .. } | Kind::Subtrees { seq, .. } => Some(*seq),
         }
     }
@@ -145,6 +151,11 @@ pub(super) struct JobState {
     pub(super) predicted_us: u64,
     /// What it kept when it handed back some of its pieces.
     pub(super) handed: Option<Box<Handed>>,
+    /// The work its last attempt was sent with, kept while it runs on an executor whose
+    /// claims may be checked (see `verify`).
+    pub(super) sent: Option<Box<Work>>,
+    /// The nodes it was predicted to hold as its depth was cut (0: unknown).
+    pub(super) predicted_nodes: u64,
 }
 
 /// A subtree job that handed back the pieces it had not started: what it still answers
@@ -235,6 +246,10 @@ pub(super) struct Pos {
     pub(super) proved_empty: Option<u8>,
     /// Nodes and lookups of its whole jobs before the latest.
     pub(super) earlier: (u64, u64),
+    /// The client's own resume hint (a position started again goes back to it).
+    pub(super) hint: Option<u8>,
+    /// Claims of executors that may be checked, and the record they hold back.
+    pub(super) claims: Option<Box<verify::PosClaims>>,
 }
 
 /// One request: its settings, its lines in flight, its jobs.

@@ -100,7 +100,11 @@ impl Scheduler {
         let mut preempt = self.preemptible();
         // (straggler first, dispatched, ..., the position its current depth's job is of)
         let mut candidates: Vec<(bool, u64, JobId, ExecutorId, u32, Option<PosKey>)> = Vec::new();
-        for e in self.executors.values().filter(|e| e.hands_back) {
+        // With every claim checked, claims are not cut by hand-backs: a unit answered in
+        // part cannot be run again alike (see `verify`).
+        let every = self.cfg.verify.mode == super::VerifyMode::Every;
+        let asked = |e: &&roster::ExecState| e.hands_back && (e.trusted || !every);
+        for e in self.executors.values().filter(asked) {
             for id in &e.running {
                 let Some(j) = self.jobs.get(id) else { continue };
                 let age = now.saturating_sub(j.dispatched);

@@ -59,6 +59,9 @@ pub struct Config {
     /// simulation, whose executors make their answers up, checks them against its own
     /// made-up truth.
     pub solves: fn(&Position, &[Move]) -> bool,
+    /// How executors' claims that a search holds no solution (or exactly these) are
+    /// checked by running them again elsewhere.
+    pub verify: super::verify::Verify,
 }
 
 impl Default for Config {
@@ -76,6 +79,7 @@ impl Default for Config {
             early_start: true,
             piece_levels: 2,
             solves: Position::is_solved_by,
+            verify: super::verify::Verify::default(),
         }
     }
 }
@@ -116,6 +120,10 @@ pub enum RejectReason {
     /// An answer for a position or subtree its job does not hold.
     #[error("the answer names a position or subtree its job does not hold")]
     Unasked,
+    /// A claim (no solution in a subtree, or exactly these) that two other runs of the
+    /// same search contradicted, agreeing with each other.
+    #[error("its claim disagreed with two runs of the same search on other executors")]
+    Disagreed,
 }
 
 /// What the driver must do.
@@ -189,6 +197,27 @@ pub struct Counters {
     /// Queued jobs of a depth started early, cut again once a depth before it was
     /// proved empty (on its whole counts).
     pub recut_jobs: u64,
+    /// Claims opened to a check: run again on another executor (see `verify`).
+    pub checks: u64,
+    /// Of those, opened to vouch for an executor whose claims held a record back.
+    pub vouch_checks: u64,
+    /// Checks whose second run agreed with the claim.
+    pub checks_agreed: u64,
+    /// Checks whose second run disagreed (a third decides).
+    pub check_disputes: u64,
+    /// Checks that could not be decided (a run ran out of the position's time).
+    pub inconclusive_checks: u64,
+    /// Search nodes of the checks' runs (not in `nodes`).
+    pub check_nodes: u64,
+    /// Claims with implausibly few nodes for their prediction, checked at once.
+    pub implausible_claims: u64,
+    /// Claims no other executor could check (none held the table).
+    pub unverifiable_claims: u64,
+    /// Executors caught lying by a check (also in `distrusted_executors`).
+    pub liars: u64,
+    /// Open positions searched again because an executor that claimed something about
+    /// them lied.
+    pub restarted_positions: u64,
 }
 
 /// How far a request has come: cheap enough to poll every second.

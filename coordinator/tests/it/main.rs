@@ -6,4 +6,5 @@ mod fake;
 
 mod driver;
 mod hooks;
+mod liars;
 mod sim;

@@ -28,7 +28,9 @@ use coordinator::driver::{
     ClientKey, Driver, DriverConfig, Event, Line, Open, RequestError, RequestProgress, RequestSink,
 };
 use coordinator::input::InputLine;
-use coordinator::{Action, Config, Executor, ExecutorEvent, ExecutorId, LiveJob, Scheduler};
+use coordinator::{
+    Action, Config, Executor, ExecutorEvent, ExecutorId, LiveJob, Scheduler, Verify,
+};
 use fake::{answer, kept_answer, pieces_of, poisoned, result, truth, wrong, PREFIX_LEN, TABLE};
 use proto::{Job, JobId, JobResult, Method, Record, RecordError, Settings, Solved};
 use std::cell::RefCell;
@@ -70,11 +72,11 @@ impl FakeExec {
     }
 }
 
-struct Input {
-    lines: Vec<(u64, String, Result<Position, RecordError>)>,
+pub(crate) struct Input {
+    pub(crate) lines: Vec<(u64, String, Result<Position, RecordError>)>,
 }
 
-fn make_input(rng: &mut SplitMix64) -> Input {
+pub(crate) fn make_input(rng: &mut SplitMix64) -> Input {
     let n = 3 + rng.below(20) as usize;
     let mut lines = Vec::new();
     let mut line = 0u64;
@@ -95,7 +97,7 @@ fn make_input(rng: &mut SplitMix64) -> Input {
 }
 
 /// Records of a run, with the fields that do not depend on the schedule.
-fn normalise(records: &[Record], keep_nodes: bool) -> Vec<String> {
+pub(crate) fn normalise(records: &[Record], keep_nodes: bool) -> Vec<String> {
     records
         .iter()
         .map(|r| match &r.outcome {
@@ -156,6 +158,11 @@ fn scenario(seed: u64) -> Scenario {
         // call for more than one).
         piece_levels: 2 + (job_nodes % 2) as u8,
         solves: fake::solves,
+        // Claims checked as by default, seeded by the scenario (no draw of its own).
+        verify: Verify {
+            seed: job_nodes,
+            ..Verify::default()
+        },
     };
     Scenario {
         settings,
@@ -165,10 +172,10 @@ fn scenario(seed: u64) -> Scenario {
 }
 
 /// What the driver did to the executors, in order (the fake executors' inbox).
-type Outbox = Rc<RefCell<Vec<(ExecutorId, Action)>>>;
+pub(crate) type Outbox = Rc<RefCell<Vec<(ExecutorId, Action)>>>;
 
 /// The driver's handle on a fake executor: what it is sent goes to the outbox.
-struct Handle {
+pub(crate) struct Handle {
     id: ExecutorId,
     capacity: usize,
     has_table: bool,
@@ -217,14 +224,14 @@ impl Executor for Handle {
 
 /// What the client saw of one connection.
 #[derive(Default)]
-struct Seen {
-    records: Vec<Record>,
+pub(crate) struct Seen {
+    pub(crate) records: Vec<Record>,
     progress: Option<RequestProgress>,
-    end: Option<Result<(), String>>,
+    pub(crate) end: Option<Result<(), String>>,
 }
 
 /// The client's end of one connection.
-struct Client(Rc<RefCell<Seen>>);
+pub(crate) struct Client(pub(crate) Rc<RefCell<Seen>>);
 
 impl RequestSink for Client {
     fn record(&mut self, record: Record) -> std::io::Result<()> {
@@ -771,7 +778,7 @@ fn answer_splits(
     }
 }
 
-fn join(
+pub(crate) fn join(
     driver: &mut Driver<'_>,
     outbox: &Outbox,
     expired: &Rc<RefCell<Vec<ExecutorId>>>,

@@ -108,6 +108,7 @@ impl Scheduler {
             let predicted_us = (nodes / self.pace.node_rate() * 1e6) as u64;
             if let Some(j) = self.jobs.get_mut(&id) {
                 j.predicted_us = predicted_us;
+                j.predicted_nodes = nodes as u64;
             }
             if let Some(split) = self.pos_mut(key).and_then(|p| p.split.as_mut()) {
                 split.deep.add_job(depth, id);

@@ -223,6 +223,16 @@ impl Conn<'_> {
     }
 
     async fn send_result(&self, r: &JobResult) -> Step {
+        // The test seam that makes a worker a liar (`CUBESWARM_FAILPOINT=lie-empty`).
+        static LIES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let lie;
+        let r = match LIES.get_or_init(crate::failpoint::lies) {
+            true => {
+                lie = crate::failpoint::lie(r);
+                &lie
+            }
+            false => r,
+        };
         if self
             .send(worker_message::Msg::Result(wire::JobResult::from(r)))
             .await
