@@ -139,6 +139,7 @@ pub fn run(dir: &Path, common: &Common, a: CoordinatorArgs) -> anyhow::Result<()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos() as u64)
                 ^ u64::from(std::process::id()).rotate_left(32),
+            ..coordinator::Verify::default()
         },
         ..coordinator::Config::default()
     };

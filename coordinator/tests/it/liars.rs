@@ -14,7 +14,7 @@
 //! while, never makes a record differ from a fault-free run's, and is distrusted once
 //! it has lied; with every claim checked ([`VerifyMode::Every`]), no liar does. A liar
 //! that lies now and then, or hides solutions behind true counts, is caught at a rate
-//! the tests print (docs/architecture.md, "What a worker may claim"). `LIAR_SEEDS=<n>`
+//! the tests print (docs/trust.md). `LIAR_SEEDS=<n>`
 //! runs more seeds; `LIAR_SEED=<seed>` one.
 
 use crate::fake::{self, kept_answer, pieces_of, result, PREFIX_LEN, TABLE};
