@@ -32,6 +32,8 @@ impl Scheduler {
                 if !current {
                     self.actions.push(Action::Cancel { on: from, job: id });
                 }
+                // Answered, as every job dispatched is (the check decides what it says).
+                self.counters.jobs_done += 1;
                 self.on_check_answer(from, job, result);
             }
             return;

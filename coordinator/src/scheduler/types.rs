@@ -161,7 +161,7 @@ pub struct Counters {
     pub jobs_created: u64,
     /// Jobs sent to an executor (each attempt counts).
     pub dispatched: u64,
-    /// Jobs whose result was accepted.
+    /// Jobs whose result was accepted (a check's answer counts once it is compared).
     pub jobs_done: u64,
     /// Jobs put back in the queue (lease ended, executor gone, handed back).
     pub requeued: u64,
