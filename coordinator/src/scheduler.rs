@@ -91,6 +91,23 @@ pub use self::types::{
 };
 pub use self::verify::{Verify, VerifyMode};
 
+/// How often running jobs are looked at for one held far too long (µs).
+const OVERDUE_SCAN_US: u64 = 1_000_000;
+
+/// The least time a job may be held before it is taken back (µs): a minute, or four
+/// leases.
+const OVERDUE_FLOOR_US: u64 = 60_000_000;
+
+/// How long attempt `attempt` of a job predicted to take `predicted_us` may be held (µs):
+/// 20 times its prediction, at least four leases and a minute, doubled at each attempt
+/// (an honest job that is only slow ends on a later one).
+fn overdue_us(lease: u64, predicted_us: u64, attempt: u32) -> u64 {
+    let base = (4 * lease)
+        .max(OVERDUE_FLOOR_US)
+        .max(predicted_us.saturating_mul(20));
+    base.saturating_mul(1 << attempt.saturating_sub(1).min(10))
+}
+
 /// The scheduler. See the module documentation.
 #[derive(Debug)]
 pub struct Scheduler {
@@ -117,6 +134,8 @@ pub struct Scheduler {
     handback_scan: u64,
     /// Claims being checked, and each executor's standing.
     verify: verify::Verifier,
+    /// When running jobs were last looked at for one held too long (µs).
+    overdue_scan: u64,
 }
 
 impl Scheduler {
@@ -141,6 +160,7 @@ impl Scheduler {
             asking: BTreeSet::new(),
             handback_scan: 0,
             verify: verify::Verifier::default(),
+            overdue_scan: 0,
         }
     }
 
@@ -167,6 +187,12 @@ impl Scheduler {
                 }
             }
         }
+        if let Some(lease) = self.cfg.lease_us {
+            if now >= self.overdue_scan.saturating_add(OVERDUE_SCAN_US) {
+                self.overdue_scan = now;
+                self.take_back_overdue(lease);
+            }
+        }
         // Time limits of split positions.
         while let Some(&(deadline, key)) = self.deadlines.first() {
             if deadline > now {
@@ -174,6 +200,26 @@ impl Scheduler {
             }
             self.deadlines.remove(&(deadline, key));
             self.finish_split(key, Stop::TimeLimit);
+        }
+    }
+
+    /// Takes back every job held far past what it should take (see [`overdue_us`]): a
+    /// worker that lists a job in its heartbeats and never answers it (or answers a
+    /// request to hand back with "I keep everything" and then nothing) holds it no longer
+    /// than that. The job is cancelled there and queued for its next attempt.
+    fn take_back_overdue(&mut self, lease: u64) {
+        let now = self.now;
+        let overdue: Vec<(JobId, ExecutorId)> = (self.jobs.iter())
+            .filter_map(|(&id, j)| {
+                let exec = j.lease?;
+                let age = now.saturating_sub(j.dispatched);
+                (age > overdue_us(lease, j.predicted_us, j.attempt)).then_some((id, exec))
+            })
+            .collect();
+        for (id, exec) in overdue {
+            self.counters.overdue_jobs += 1;
+            self.actions.push(Action::Cancel { on: exec, job: id });
+            self.requeue(id);
         }
     }
 

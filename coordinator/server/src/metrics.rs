@@ -33,6 +33,8 @@ pub struct Metrics {
     /// Workers caught lying by a check, and positions searched again without them.
     liars: AtomicU64,
     positions_restarted: AtomicU64,
+    /// Jobs taken back from a worker that held them far too long.
+    jobs_overdue: AtomicU64,
     /// Running jobs asked to hand back their unstarted pieces.
     splits_asked: AtomicU64,
     /// Jobs that handed back pieces.
@@ -81,6 +83,7 @@ impl Metrics {
             check_nodes: AtomicU64::new(0),
             liars: AtomicU64::new(0),
             positions_restarted: AtomicU64::new(0),
+            jobs_overdue: AtomicU64::new(0),
             workers_distrusted: AtomicU64::new(0),
             jobs_lost: AtomicU64::new(0),
             splits_asked: AtomicU64::new(0),
@@ -274,13 +277,14 @@ impl Metrics {
             "Workers given no more work because an answer of theirs was refused or a claim of theirs was caught false.",
             self.workers_distrusted.load(Relaxed),
         );
-        let checks: [(&str, &str, &AtomicU64); 6] = [
+        let checks: [(&str, &str, &AtomicU64); 7] = [
             ("cubeswarm_claims_checked_total", "Claims (a subtree holds no solution, or exactly these) run again on another worker.", &self.claims_checked),
             ("cubeswarm_claims_agreed_total", "Checks whose second run agreed with the claim.", &self.claims_agreed),
             ("cubeswarm_claims_disputed_total", "Checks whose second run disagreed with the claim (a third run decided).", &self.claims_disputed),
             ("cubeswarm_check_nodes_total", "Search nodes of the checks' runs.", &self.check_nodes),
             ("cubeswarm_workers_caught_lying_total", "Workers whose claim disagreed with two runs that agreed (also in workers_distrusted).", &self.liars),
             ("cubeswarm_positions_restarted_total", "Open positions searched again because a worker that claimed something about them lied.", &self.positions_restarted),
+            ("cubeswarm_jobs_overdue_total", "Jobs taken back from a worker that held them far past what they should take (20 times the prediction, at least a minute and four leases, doubled each attempt).", &self.jobs_overdue),
         ];
         for (name, help, v) in checks {
             put(s, name, "counter", help, v.load(Relaxed));

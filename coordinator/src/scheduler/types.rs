@@ -218,6 +218,9 @@ pub struct Counters {
     /// Open positions searched again because an executor that claimed something about
     /// them lied.
     pub restarted_positions: u64,
+    /// Jobs taken back from an executor that held them far past what they should take
+    /// (listed in its heartbeats, never answered).
+    pub overdue_jobs: u64,
 }
 
 /// How far a request has come: cheap enough to poll every second.

@@ -456,6 +456,68 @@ fn a_job_left_out_of_its_executors_heartbeats_for_a_lease_is_lost() {
     assert_eq!(s.job_counts(), (0, 1), "back in the queue");
 }
 
+/// A job its executor lists in every heartbeat and never answers is taken back once it
+/// has been held past its bound (a minute at least, doubled at each attempt), and sent
+/// to another executor; the sitter's late answer is then ignored.
+#[test]
+fn a_job_listed_in_every_heartbeat_and_never_answered_is_taken_back() {
+    let mut s = Scheduler::new(Config {
+        lease_us: Some(1_000_000),
+        batch_size: 1,
+        ..cfg()
+    });
+    s.add_executor(E1, 1, vec![TABLE.into()]);
+    let req = two_phase_one_per_job(&mut s);
+    s.push_line(req, 1, "R".into(), Ok(Position::parse("R").unwrap()));
+    s.end_input(req);
+    let sent = s.take_actions();
+    let Some(Action::Dispatch { job, .. }) = sent.first() else {
+        panic!("{sent:?}")
+    };
+    let first = job.clone();
+    let listed = [(first.id, first.attempt)];
+    // Listed every half second for 59.5 s: still its.
+    for t in (1..=119).map(|i| i * 500_000) {
+        s.tick(t);
+        s.heartbeat_with(E1, &listed);
+    }
+    assert_eq!(s.counters().overdue_jobs, 0);
+    assert_eq!(s.job_counts(), (1, 0));
+    s.add_executor(E2, 1, vec![TABLE.into()]);
+    s.tick(61_000_000);
+    s.heartbeat_with(E1, &listed);
+    assert_eq!(s.counters().overdue_jobs, 1);
+    let again = s.take_actions();
+    assert!(
+        again.contains(&Action::Cancel {
+            on: E1,
+            job: first.id
+        }),
+        "{again:?}"
+    );
+    let redo = again.iter().find_map(|a| match a {
+        Action::Dispatch { to, job } => Some((*to, job.clone())),
+        _ => None,
+    });
+    let Some((to, second)) = redo else {
+        panic!("{again:?}")
+    };
+    assert_eq!((second.id, second.attempt), (first.id, 2));
+    // The sitter's answer, late, is not its job's any more.
+    let out = answer(&first, false, &prefixes());
+    s.on_result(E1, result(&first, Ok(out.clone())));
+    assert_eq!(s.counters().jobs_done, 0);
+    // The second attempt may take twice as long before it is taken back.
+    let listed = [(second.id, second.attempt)];
+    for t in (1..=200).map(|i| 61_000_000 + i * 500_000) {
+        s.tick(t);
+        s.heartbeat_with(to, &listed);
+    }
+    assert_eq!(s.counters().overdue_jobs, 1);
+    s.on_result(to, result(&second, Ok(out)));
+    assert_eq!(s.counters().jobs_done, 1);
+}
+
 /// Runs `req` to its end on executors that hand back half of each job asked to split;
 /// with `kill`, the first job that handed back something loses its executor before it
 /// answers (its jobs go back to the queue, and that one is made again from what it

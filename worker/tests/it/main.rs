@@ -3,6 +3,7 @@
 
 mod h48_common;
 
+mod fingerprint;
 mod h48_search;
 mod h48_tables;
 mod remote;

@@ -42,7 +42,7 @@ fn dir() -> PathBuf {
 }
 
 /// h48h0k4 and twophase, opened once (straight from the maps: no private copies).
-fn engines() -> Arc<Engines> {
+pub(crate) fn engines() -> Arc<Engines> {
     static E: OnceLock<Arc<Engines>> = OnceLock::new();
     E.get_or_init(|| {
         Arc::new(
@@ -76,7 +76,7 @@ fn batch(id: u64, table: &str, settings: Settings, positions: &[Position]) -> Jo
     }
 }
 
-fn subtrees(id: u64, work: SubtreeWork) -> Job {
+pub(crate) fn subtrees(id: u64, work: SubtreeWork) -> Job {
     Job {
         id: JobId(id),
         attempt: 1,
@@ -85,7 +85,7 @@ fn subtrees(id: u64, work: SubtreeWork) -> Job {
     }
 }
 
-fn subtree_work(p: Position, depth: u8, prefixes: Vec<Vec<Move>>) -> SubtreeWork {
+pub(crate) fn subtree_work(p: Position, depth: u8, prefixes: Vec<Vec<Move>>) -> SubtreeWork {
     SubtreeWork {
         position: p,
         depth,
@@ -104,7 +104,7 @@ fn two_phase(max_length: u8) -> Settings {
     }
 }
 
-fn run(job: &Job) -> JobResult {
+pub(crate) fn run(job: &Job) -> JobResult {
     run_job(&engines(), job, &StopToken::new())
 }
 
@@ -118,7 +118,7 @@ fn batch_output(r: JobResult) -> Vec<PositionResult> {
     }
 }
 
-fn subtree_output(r: JobResult) -> Vec<SubtreeResult> {
+pub(crate) fn subtree_output(r: JobResult) -> Vec<SubtreeResult> {
     match r.output {
         Ok(JobOutput::Subtrees(v)) => v,
         other => panic!("expected a subtree output, got {other:?}"),
@@ -636,7 +636,7 @@ fn executor_job_errors_say_what_happened_once() {
 }
 
 /// A 12-move scramble: its cube, its position and its optimal length.
-fn twelve_mover() -> (Cube, Position, u8) {
+pub(crate) fn twelve_mover() -> (Cube, Position, u8) {
     let c = Cube::from_moves(&parse_moves("R U R' U' F2 D L' B D2 R' F U'").unwrap());
     let p = Position::new(c).unwrap();
     let d = h48_common::h0k4()
