@@ -206,20 +206,29 @@ impl Scheduler {
     /// Takes back every job held far past what it should take (see [`overdue_us`]): a
     /// worker that lists a job in its heartbeats and never answers it (or answers a
     /// request to hand back with "I keep everything" and then nothing) holds it no longer
-    /// than that. The job is cancelled there and queued for its next attempt.
+    /// than that. As for a job its heartbeats leave out, the executor and the scheduler
+    /// disagree about its work: it is forgotten until it joins again (its stream is
+    /// ended), and every job of its goes back to the queue.
     fn take_back_overdue(&mut self, lease: u64) {
         let now = self.now;
-        let overdue: Vec<(JobId, ExecutorId)> = (self.jobs.iter())
-            .filter_map(|(&id, j)| {
+        let overdue: BTreeMap<ExecutorId, u64> = (self.jobs.values())
+            .filter_map(|j| {
                 let exec = j.lease?;
                 let age = now.saturating_sub(j.dispatched);
-                (age > overdue_us(lease, j.predicted_us, j.attempt)).then_some((id, exec))
+                (age > overdue_us(lease, j.predicted_us, j.attempt)).then_some(exec)
             })
-            .collect();
-        for (id, exec) in overdue {
-            self.counters.overdue_jobs += 1;
-            self.actions.push(Action::Cancel { on: exec, job: id });
-            self.requeue(id);
+            .fold(BTreeMap::new(), |mut m, e| {
+                *m.entry(e).or_insert(0) += 1;
+                m
+            });
+        for (exec, n) in overdue {
+            self.counters.overdue_jobs += n;
+            if let Some(e) = self.executors.remove(exec) {
+                for job in e.running {
+                    self.actions.push(Action::Cancel { on: exec, job });
+                    self.requeue(job);
+                }
+            }
         }
     }
 

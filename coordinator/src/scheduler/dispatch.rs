@@ -120,6 +120,7 @@ impl Scheduler {
             if self.cfg.early_start && self.queue.len() < self.executors.free_slots() {
                 self.start_early();
             }
+            self.settle_orphan_checks();
             self.vouch_on_idle();
         }
         // Fill executors with room, round-robin in id order, one job each per round:

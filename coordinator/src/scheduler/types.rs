@@ -207,6 +207,9 @@ pub struct Counters {
     pub check_disputes: u64,
     /// Checks that could not be decided (a run ran out of the position's time).
     pub inconclusive_checks: u64,
+    /// Disputes no third executor could settle, apart only in node counts (both
+    /// executors suspect from then on).
+    pub undecided_checks: u64,
     /// Search nodes of the checks' runs (not in `nodes`).
     pub check_nodes: u64,
     /// Claims with implausibly few nodes for their prediction, checked at once.

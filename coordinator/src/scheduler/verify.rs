@@ -14,7 +14,10 @@
 //! - runs a claim again at once when its nodes are implausibly few for its prediction;
 //! - on disagreement runs it a third time, on a third executor, and so on until two
 //!   answers agree: whoever disagreed with them is distrusted, and every open position it
-//!   made claims for is searched again without it;
+//!   made claims for is searched again without it. Where no other executor can run it
+//!   (two workers, one lying), an answer missing solutions the other found (each one
+//!   checked) is the lie; answers apart only in their counts change no record, and both
+//!   executors are suspect from then on (every claim of theirs checked);
 //! - holds a position's record until the checks of its claims agree, and until each
 //!   executor that claimed something for it is vouched for by a check that agreed with a
 //!   claim of its made no earlier (a liar that turns after a while is caught before its
@@ -96,6 +99,16 @@ pub(super) enum Print {
     },
 }
 
+impl Print {
+    /// Every solution it holds.
+    pub(super) fn solutions(&self) -> BTreeSet<Vec<Move>> {
+        match self {
+            Print::Units(u) => u.iter().flat_map(|(_, s)| s.iter().cloned()).collect(),
+            Print::Whole { solutions, .. } => solutions.iter().cloned().collect(),
+        }
+    }
+}
+
 /// One executor's standing.
 #[derive(Debug, Default)]
 pub(super) struct Standing {
@@ -108,6 +121,8 @@ pub(super) struct Standing {
     vouched: u64,
     /// A check run to vouch for it is open.
     vouching: bool,
+    /// A check of its could not be decided: every claim of its is checked.
+    suspect: bool,
 }
 
 /// An executor's last claim about one position.
@@ -166,6 +181,11 @@ pub(super) struct Verifier {
 impl Verifier {
     fn standing(&mut self, e: ExecutorId) -> &mut Standing {
         self.standing.entry(e).or_default()
+    }
+
+    /// Every claim of `e` is checked from now on.
+    pub(super) fn suspect(&mut self, e: ExecutorId) {
+        self.standing(e).suspect = true;
     }
 
     fn seq(&mut self) -> u64 {
@@ -314,7 +334,7 @@ impl Scheduler {
             && nodes.saturating_mul(IMPLAUSIBLE) < j.predicted_nodes;
         let s = self.verify.standing(from);
         s.claims += 1;
-        let rate = if every || s.matched < u64::from(self.cfg.verify.newcomer) {
+        let rate = if every || s.suspect || s.matched < u64::from(self.cfg.verify.newcomer) {
             1.0
         } else {
             (f64::from(self.cfg.verify.newcomer) / s.claims as f64).max(self.cfg.verify.floor)

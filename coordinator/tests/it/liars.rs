@@ -113,8 +113,13 @@ const HONEST: [ExecutorId; 2] = [ExecutorId(1), ExecutorId(2)];
 const LIAR: ExecutorId = ExecutorId(3);
 
 /// One run of `seed`'s input: one honest executor and nothing else (`liar` = `None`,
-/// the reference), or two and the liar.
-fn run(seed: u64, liar: Option<(When, Style)>, mode: VerifyMode) -> Result<Run, String> {
+/// the reference), or `honest` of them (1 or 2) and the liar.
+fn run(
+    seed: u64,
+    liar: Option<(When, Style)>,
+    mode: VerifyMode,
+    honest: usize,
+) -> Result<Run, String> {
     let mut rng = SplitMix64::new(seed ^ 0x1ea5);
     let all_mode = seed % 2 == 1;
     let settings = Settings {
@@ -153,7 +158,8 @@ fn run(seed: u64, liar: Option<(When, Style)>, mode: VerifyMode) -> Result<Run, 
     let expired = Rc::new(RefCell::new(Vec::new()));
     let mut ids = vec![HONEST[0]];
     if liar.is_some() {
-        ids.extend([HONEST[1], LIAR]);
+        ids.extend(HONEST.iter().skip(1).take(honest.saturating_sub(1)));
+        ids.push(LIAR);
     }
     for &id in &ids {
         join(&mut driver, &outbox, &expired, id, 2, true);
@@ -303,8 +309,8 @@ struct Tally {
     wrong: u64,
 }
 
-/// Runs every seed with a liar of each of `styles`: records compared with the
-/// reference. `exact`: a wrong record fails; `catch`: so does a liar that lied and was
+/// Runs every seed with a liar of each of `styles` beside `honest` executors: records
+/// compared with the reference. `exact`: a wrong record fails; `catch`: so does a liar that lied and was
 /// not caught (where a lie may have gone to an answer the scheduler ignored, as one
 /// to a job already cancelled, it need not be).
 fn tally(
@@ -312,14 +318,15 @@ fn tally(
     styles: &[Style],
     mode: VerifyMode,
     (exact, catch): (bool, bool),
+    honest: usize,
     n: u64,
 ) -> Result<Tally, String> {
     let mut t = Tally::default();
     for seed in seeds(n) {
-        let reference = run(seed, None, VerifyMode::Off)?;
+        let reference = run(seed, None, VerifyMode::Off, 1)?;
         let want = normalise(&reference.records, false);
         for &style in styles {
-            let r = run(seed, Some((when, style)), mode)
+            let r = run(seed, Some((when, style)), mode, honest)
                 .map_err(|e| format!("seed {seed}, {when:?} {style:?}: {e}"))?;
             let got = normalise(&r.records, false);
             t.runs += 1;
@@ -349,14 +356,22 @@ const LAZY: &[Style] = &[Style::Tiny, Style::Plausible];
 
 #[test]
 fn a_liar_that_always_lies_never_makes_a_record_wrong_and_is_caught() {
-    let t = tally(When::Always, LAZY, VerifyMode::Sample, (true, true), 60).unwrap();
+    let t = tally(When::Always, LAZY, VerifyMode::Sample, (true, true), 2, 60).unwrap();
     println!("always: {t:?}");
     assert!(t.lying > 0 && t.caught >= t.lying, "{t:?}");
 }
 
 #[test]
 fn a_liar_that_turns_after_50_honest_answers_never_makes_a_record_wrong() {
-    let t = tally(When::After(50), LAZY, VerifyMode::Sample, (true, true), 60).unwrap();
+    let t = tally(
+        When::After(50),
+        LAZY,
+        VerifyMode::Sample,
+        (true, true),
+        2,
+        60,
+    )
+    .unwrap();
     println!("after 50: {t:?}");
     assert!(t.lying > 0 && t.caught >= t.lying, "{t:?}");
 }
@@ -366,11 +381,32 @@ fn a_liar_that_lies_now_and_then_is_caught_and_never_gets_through_when_every_cla
     let all: &[Style] = &[Style::Tiny, Style::Plausible, Style::Malicious];
     let malicious: &[Style] = &[Style::Malicious];
     for (when, styles) in [(When::Sometimes, all), (When::Always, malicious)] {
-        let sampled = tally(when, styles, VerifyMode::Sample, (false, false), 60).unwrap();
+        let sampled = tally(when, styles, VerifyMode::Sample, (false, false), 2, 60).unwrap();
         println!("{when:?} {styles:?}, sampled: {sampled:?}");
         assert!(sampled.lying > 0 && sampled.caught > 0, "{sampled:?}");
-        let every = tally(when, styles, VerifyMode::Every, (true, false), 60).unwrap();
+        let every = tally(when, styles, VerifyMode::Every, (true, false), 2, 60).unwrap();
         println!("{when:?} {styles:?}, every claim checked: {every:?}");
         assert!(every.wrong == 0 && every.caught > 0, "{every:?}");
     }
+}
+
+/// The reproduction: one honest worker beside the liar, so that no third
+/// executor can settle a dispute. A lie that hides a solution is caught by the solution
+/// (each one checked); lies about counts alone change no record and leave both watched.
+#[test]
+fn beside_one_honest_executor_a_liar_never_makes_a_record_wrong() {
+    let t = tally(When::Always, LAZY, VerifyMode::Sample, (true, false), 1, 60).unwrap();
+    println!("always, one honest executor: {t:?}");
+    assert!(t.lying > 0 && t.caught > 0, "{t:?}");
+    let t = tally(
+        When::After(50),
+        LAZY,
+        VerifyMode::Sample,
+        (true, false),
+        1,
+        60,
+    )
+    .unwrap();
+    println!("after 50, one honest executor: {t:?}");
+    assert!(t.lying > 0 && t.caught > 0, "{t:?}");
 }

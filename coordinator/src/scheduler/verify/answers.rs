@@ -160,19 +160,14 @@ impl Scheduler {
             if c.answers.len() == 2 {
                 self.counters.check_disputes += 1;
             }
-            if c.answers.len() >= MAX_RUNS {
-                // No two of four agree: none of them is believed.
-                let Some(c) = self.verify.checks.remove(&id) else {
-                    return;
-                };
-                for (e, _, _) in &c.answers {
-                    self.liar(*e);
-                }
-                self.close_check(&c);
-                return;
+            let answered: Vec<ExecutorId> = c.answers.iter().map(|a| a.0).collect();
+            let table = c.table.clone();
+            if c.answers.len() < MAX_RUNS && self.checker_exists(&table, &answered) {
+                // A third executor decides.
+                self.run_check(id);
+            } else {
+                self.undecided(id);
             }
-            // A third executor decides.
-            self.run_check(id);
             return;
         };
         let Some(c) = self.verify.checks.remove(&id) else {
@@ -198,6 +193,46 @@ impl Scheduler {
             self.counters.checks_agreed += 1;
         }
         // Last: a liar's positions start again before anything it held is released.
+        self.close_check(&c);
+    }
+
+    /// No two answers of check `id` agree and no other executor can run it (two workers,
+    /// one of them lying, or four answers apart). Solutions prove themselves: an answer
+    /// missing solutions another one found (each checked) hid them, and whoever gave it
+    /// lied. Answers apart only in their counts leave the record as it is (they agree on
+    /// what it rests on); whoever gave them is suspect from then on (every claim of
+    /// theirs checked).
+    fn undecided(&mut self, id: u64) {
+        let Some(c) = self.verify.checks.remove(&id) else {
+            return;
+        };
+        let found: Vec<BTreeSet<Vec<Move>>> = c.answers.iter().map(|a| a.1.solutions()).collect();
+        let all: BTreeSet<Vec<Move>> = found.iter().flatten().cloned().collect();
+        let hid: Vec<ExecutorId> = (c.answers.iter().zip(&found))
+            .filter(|(_, f)| f.len() < all.len())
+            .map(|(a, _)| a.0)
+            .collect();
+        if hid.is_empty() {
+            // The same solutions: the record stands on them whoever is right about the
+            // counts; both are vouched for as far as that goes, and watched.
+            self.counters.undecided_checks += 1;
+            for (e, _, seq) in &c.answers {
+                self.verify.suspect(*e);
+                self.vouch(*e, *seq);
+            }
+        }
+        let line = (self.requests.get(&c.key.req))
+            .and_then(|r| r.lines.get(c.key.seq))
+            .map_or(0, |p| p.line);
+        for e in hid {
+            self.rejections.push(Rejection {
+                from: e,
+                job: JobId(0),
+                line,
+                reason: RejectReason::Disagreed,
+            });
+            self.liar(e);
+        }
         self.close_check(&c);
     }
 

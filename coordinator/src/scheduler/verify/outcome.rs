@@ -6,8 +6,14 @@ use super::*;
 impl Scheduler {
     /// Executor `e` was honest at its answer `seq`: positions waiting for that go on.
     pub(in crate::scheduler) fn vouch(&mut self, e: ExecutorId, seq: u64) {
+        self.verify.standing(e).matched += 1;
+        self.vouch_to(e, seq);
+    }
+
+    /// Records of `e`'s claims up to `seq` wait for it no more (vouched for, or no
+    /// executor is left that could).
+    fn vouch_to(&mut self, e: ExecutorId, seq: u64) {
         let s = self.verify.standing(e);
-        s.matched += 1;
         s.vouched = s.vouched.max(seq);
         let vouched = s.vouched;
         let Some(w) = self.verify.waiting.get_mut(&e) else {
@@ -171,11 +177,46 @@ impl Scheduler {
                 continue;
             };
             if !self.checker_exists(&table, &[e]) {
+                // No executor is left to check it: unless every claim must be, the
+                // record goes as the claim left it.
+                if self.cfg.verify.mode != super::VerifyMode::Every {
+                    self.counters.unverifiable_claims += 1;
+                    self.vouch_to(e, seq);
+                }
                 continue;
             }
             self.verify.standing(e).vouching = true;
             self.counters.vouch_checks += 1;
             self.open_check(key, &table, e, seq, claim.0, claim.1, false, true);
+        }
+    }
+
+    /// Queued checks that no executor left can run (every other one answered it, could
+    /// not, or is gone or distrusted) are given up, unless every claim must be checked:
+    /// the records they held go as their claims left them.
+    pub(in crate::scheduler) fn settle_orphan_checks(&mut self) {
+        if self.verify.queue.is_empty() || self.cfg.verify.mode == super::VerifyMode::Every {
+            return;
+        }
+        let orphans: Vec<(JobId, u64)> = (self.verify.queue.iter())
+            .filter_map(|&(_, job)| match self.jobs.get(&job)?.kind {
+                Kind::Check { check, .. } => Some((job, check)),
+                _ => None,
+            })
+            .filter(|&(_, check)| {
+                self.verify.checks.get(&check).is_some_and(|c| {
+                    let mut not: Vec<ExecutorId> = c.answers.iter().map(|a| a.0).collect();
+                    not.extend(&c.excluded);
+                    !self.checker_exists(&c.table, &not)
+                })
+            })
+            .collect();
+        for (job, check) in orphans {
+            self.remove_job(job);
+            self.counters.unverifiable_claims += 1;
+            if let Some(c) = self.verify.checks.remove(&check) {
+                self.close_check(&c);
+            }
         }
     }
 }
