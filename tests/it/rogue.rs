@@ -299,3 +299,68 @@ fn metrics_of<const N: usize>(addr: &str, names: [&str; N]) -> [u64; N] {
     let v = metrics(addr, &names);
     std::array::from_fn(|i| v[i])
 }
+
+/// The coordinator's resident memory, from `/proc` (kB).
+fn rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    (status.lines())
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Messages near the size bound (a Hello whose version is 15 MB, refused, four times)
+/// leave the coordinator's memory where it was: what decoding them took goes back to the
+/// system when freed, not kept by the allocator at its high-water mark.
+#[test]
+fn huge_messages_leave_the_coordinators_memory_where_it_was() {
+    let _one = serial();
+    let dir = scratch("huge");
+    let (c, url) = coordinator(&dir, &[]);
+    let pid = c.child.id();
+    // What it holds once serving (one small request answered first).
+    let _ = solve_r_u(&url, &[]);
+    let before = rss_kb(pid);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        rt.block_on(async {
+            let ch = tonic::transport::Endpoint::from_shared(url.clone())
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            let mut client =
+                proto::transport::workers_client(ch, proto::transport::Auth::new(None).unwrap());
+            let (out, rx) = tokio::sync::mpsc::channel::<w::WorkerMessage>(1);
+            let hello = w::Hello {
+                worker_id: "huge".into(),
+                threads: 1,
+                tables: Vec::new(),
+                version: "v".repeat(15 << 20),
+                protocol: proto::PROTOCOL,
+                splits: false,
+                shares: false,
+            };
+            out.send(w::WorkerMessage {
+                msg: Some(worker_message::Msg::Hello(hello)),
+            })
+            .await
+            .unwrap();
+            drop(out);
+            // Refused: another version.
+            if let Ok(r) = client.join(ReceiverStream::new(rx)).await {
+                let mut inbound = r.into_inner();
+                while let Ok(Some(_)) = inbound.message().await {}
+            }
+        });
+    }
+    let after = rss_kb(pid);
+    assert!(
+        after < before + 20 * 1024,
+        "RSS {before} kB before four 15 MB messages, {after} kB after"
+    );
+    assert!(c.log().contains("refused"), "{}", c.log());
+}
