@@ -136,6 +136,9 @@ pub struct Scheduler {
     verify: verify::Verifier,
     /// When running jobs were last looked at for one held too long (µs).
     overdue_scan: u64,
+    /// When the caller last said it had been stalled (µs): jobs are not overdue for
+    /// time before it.
+    stalled_at: u64,
 }
 
 impl Scheduler {
@@ -161,6 +164,7 @@ impl Scheduler {
             handback_scan: 0,
             verify: verify::Verifier::default(),
             overdue_scan: 0,
+            stalled_at: 0,
         }
     }
 
@@ -214,7 +218,9 @@ impl Scheduler {
         let overdue: BTreeMap<ExecutorId, u64> = (self.jobs.values())
             .filter_map(|j| {
                 let exec = j.lease?;
-                let age = now.saturating_sub(j.dispatched);
+                // A stall of the coordinator's own (see `renew_all_leases`) is not the
+                // job's time.
+                let age = now.saturating_sub(j.dispatched.max(self.stalled_at));
                 (age > overdue_us(lease, j.predicted_us, j.attempt)).then_some(exec)
             })
             .fold(BTreeMap::new(), |mut m, e| {
@@ -372,10 +378,11 @@ impl Scheduler {
 
     /// The caller itself was stalled until `now` (a stopped or starved process): the
     /// silence of every executor over that time was its own, not theirs, so every lease
-    /// is renewed before any is judged.
+    /// is renewed before any is judged, and no job is overdue for the time before it.
     pub fn renew_all_leases(&mut self, now: u64) {
         self.now = self.now.max(now);
         let now = self.now;
+        self.stalled_at = now;
         let ids: Vec<ExecutorId> = self.executors.ids().collect();
         for id in ids {
             self.executors.update(id, |e| e.lease_renewed = now);
