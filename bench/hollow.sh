@@ -90,6 +90,7 @@ results=$(metric cubeswarm_jobs_done_total)
 asked=$(metric cubeswarm_splits_asked_total)
 handed=$(metric cubeswarm_pieces_handed_back_total)
 rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$coord/status")
+echo "real   jobs created $(metric cubeswarm_jobs_created_total), requeued $(metric cubeswarm_jobs_requeued_total), ignored results $(metric cubeswarm_results_ignored_total), lost $(metric cubeswarm_jobs_lost_total)" >&2
 # The hollow workers' CPU seconds in all (their start included): beside the wall time and
 # the machine's cores, whether they were starved.
 wcpu=0

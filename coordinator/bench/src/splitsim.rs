@@ -177,6 +177,9 @@ pub fn simulate(trace: &Trace, opts: &SplitOptions) -> Result<SplitReport, Split
             heartbeat: opts.heartbeat_us,
         };
         replay.run()?;
+        let c = replay.driver.scheduler().counters();
+        (replay.log.created, replay.log.dispatched) = (c.jobs_created, c.dispatched);
+        replay.log.splits_asked = c.splits_asked;
         let wall = replay.wall.unwrap_or(replay.now);
         (replay.log, wall, replay.recorded.optimal())
     };

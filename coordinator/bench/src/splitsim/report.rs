@@ -64,6 +64,11 @@ pub(super) struct Log {
     pub first_solution: Option<u64>,
     /// Jobs that answered a request to split while they held it.
     pub splits: u64,
+    /// The scheduler's own counts: jobs made, jobs dispatched (each attempt) and running
+    /// jobs asked to hand back (what a real coordinator's metrics count).
+    pub created: u64,
+    pub dispatched: u64,
+    pub splits_asked: u64,
 }
 
 /// What a replay gave.
@@ -97,6 +102,12 @@ pub struct SplitReport {
     /// Running jobs that answered a request to split (handing back what they had not
     /// started).
     pub splits: u64,
+    /// Jobs the scheduler made, as `cubeswarm_jobs_created_total`.
+    pub created: u64,
+    /// Jobs the scheduler dispatched (each attempt), as `cubeswarm_jobs_dispatched_total`.
+    pub dispatched: u64,
+    /// Running jobs it asked to hand back, as `cubeswarm_splits_asked_total`.
+    pub splits_asked: u64,
 }
 
 impl SplitReport {
@@ -115,6 +126,9 @@ impl SplitReport {
             idle,
             first_solution,
             splits,
+            created,
+            dispatched,
+            splits_asked,
         } = log;
         jobs.sort_by_key(|j| (j.start_us, j.id));
         let mut r = SplitReport {
@@ -131,6 +145,9 @@ impl SplitReport {
             jobs: Vec::new(),
             solutions,
             splits,
+            created,
+            dispatched,
+            splits_asked,
         };
         // The last end of each depth's jobs, and of every depth shallower than each.
         let mut depth_end = std::collections::BTreeMap::<u8, u64>::new();
@@ -222,14 +239,18 @@ impl std::fmt::Display for SplitReport {
         writeln!(
             f,
             "idle: start {:.1}%, waiting for a depth {:.1}%, tail {:.1}%, dispatch {:.1}% \
-             of {:.1} slot-seconds; {} jobs run, {} split",
+             of {:.1} slot-seconds; {} jobs run, {} split; jobs made {}, dispatched {}, \
+             hand-backs asked {}",
             pct(self.idle.start),
             pct(self.idle.depth),
             pct(self.idle.tail),
             pct(self.idle.dispatch),
             slot_s,
             self.jobs.len(),
-            self.splits
+            self.splits,
+            self.created,
+            self.dispatched,
+            self.splits_asked
         )?;
         writeln!(
             f,
