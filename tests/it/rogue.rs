@@ -60,6 +60,16 @@ fn claims(lines: &[u64], shift: i64, batch: u64) -> w::JobResult {
     })
 }
 
+/// A workers' client of the coordinator at `url`, without a token.
+async fn connect(url: String) -> w::workers_client::WorkersClient<proto::transport::Authed> {
+    let ch = tonic::transport::Endpoint::from_shared(url)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    proto::transport::workers_client(ch, proto::transport::Auth::new(None).unwrap())
+}
+
 /// Runs the double against `url` until the process ends; counts the answers it sent.
 fn spawn_rogue(url: String, how: Rogue, batch: u64, sent: Arc<AtomicU64>) {
     std::thread::spawn(move || {
@@ -68,13 +78,7 @@ fn spawn_rogue(url: String, how: Rogue, batch: u64, sent: Arc<AtomicU64>) {
             .build()
             .unwrap();
         rt.block_on(async move {
-            let ch = tonic::transport::Endpoint::from_shared(url)
-                .unwrap()
-                .connect()
-                .await
-                .unwrap();
-            let mut client =
-                proto::transport::workers_client(ch, proto::transport::Auth::new(None).unwrap());
+            let mut client = connect(url).await;
             let (out, rx) = tokio::sync::mpsc::channel::<w::WorkerMessage>(64);
             let msg = |m| w::WorkerMessage { msg: Some(m) };
             let hello = w::Hello {
@@ -327,13 +331,7 @@ fn huge_messages_leave_the_coordinators_memory_where_it_was() {
         .unwrap();
     for _ in 0..4 {
         rt.block_on(async {
-            let ch = tonic::transport::Endpoint::from_shared(url.clone())
-                .unwrap()
-                .connect()
-                .await
-                .unwrap();
-            let mut client =
-                proto::transport::workers_client(ch, proto::transport::Auth::new(None).unwrap());
+            let mut client = connect(url.clone()).await;
             let (out, rx) = tokio::sync::mpsc::channel::<w::WorkerMessage>(1);
             let hello = w::Hello {
                 worker_id: "huge".into(),

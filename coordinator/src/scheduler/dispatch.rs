@@ -17,25 +17,8 @@ impl Scheduler {
         }
         let table = r.table.clone();
         self.queue.insert(&table, prio, id);
-        self.jobs.insert(
-            id,
-            JobState {
-                req,
-                table,
-                kind,
-                attempt: 0,
-                lease: None,
-                prio,
-                dispatched: 0,
-                listed: 0,
-                asked: false,
-                early: false,
-                predicted_us: 0,
-                handed: None,
-                sent: None,
-                predicted_nodes: 0,
-            },
-        );
+        self.jobs
+            .insert(id, JobState::queued(req, table, kind, prio));
         self.counters.jobs_created += 1;
         Some(id)
     }
@@ -80,6 +63,15 @@ impl Scheduler {
 
     pub(super) fn pos_mut(&mut self, key: PosKey) -> Option<&mut Pos> {
         self.requests.get_mut(&key.req)?.lines.get_mut(key.seq)
+    }
+
+    pub(super) fn pos(&self, key: PosKey) -> Option<&Pos> {
+        self.requests.get(&key.req)?.lines.get(key.seq)
+    }
+
+    /// The input line of a position in flight (0 once it is gone: for the log).
+    pub(super) fn line_of(&self, key: PosKey) -> u64 {
+        self.pos(key).map_or(0, |p| p.line)
     }
 
     /// Cuts the ungrouped two-phase positions of `req` into jobs (a last partial one

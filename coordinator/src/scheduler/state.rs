@@ -158,6 +158,28 @@ pub(super) struct JobState {
     pub(super) predicted_nodes: u64,
 }
 
+impl JobState {
+    /// A job of `req` needing `table`, queued at `prio`, never dispatched.
+    pub(super) fn queued(req: RequestId, table: String, kind: Kind, prio: Priority) -> JobState {
+        JobState {
+            req,
+            table,
+            kind,
+            attempt: 0,
+            lease: None,
+            prio,
+            dispatched: 0,
+            listed: 0,
+            asked: false,
+            early: false,
+            predicted_us: 0,
+            handed: None,
+            sent: None,
+            predicted_nodes: 0,
+        }
+    }
+}
+
 /// A subtree job that handed back the pieces it had not started: what it still answers
 /// for.
 #[derive(Debug)]

@@ -410,28 +410,12 @@ impl Scheduler {
         r.jobs.insert(job);
         let prio = (key.req, key.seq, 0, 0);
         self.verify.queue.insert((prio, job));
-        self.jobs.insert(
-            job,
-            JobState {
-                req: key.req,
-                table,
-                kind: Kind::Check {
-                    seq: key.seq,
-                    check: id,
-                },
-                attempt: 0,
-                lease: None,
-                prio,
-                dispatched: 0,
-                listed: 0,
-                asked: false,
-                early: false,
-                predicted_us: 0,
-                handed: None,
-                sent: None,
-                predicted_nodes: 0,
-            },
-        );
+        let kind = Kind::Check {
+            seq: key.seq,
+            check: id,
+        };
+        self.jobs
+            .insert(job, JobState::queued(key.req, table, kind, prio));
     }
 
     /// The queued check job `exec` may run, most urgent first (a few looked at).

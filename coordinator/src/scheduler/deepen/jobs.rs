@@ -134,13 +134,7 @@ impl Scheduler {
     /// Cancels the open subtree jobs of one depth of a position (queued ones are
     /// forgotten, running ones told to stop).
     pub(in crate::scheduler) fn drop_depth_jobs(&mut self, key: PosKey, depth: u8) {
-        let Some(p) = self
-            .requests
-            .get(&key.req)
-            .and_then(|r| r.lines.get(key.seq))
-        else {
-            return;
-        };
+        let Some(p) = self.pos(key) else { return };
         let ids: Vec<JobId> = (p.jobs.iter())
             .filter(|id| {
                 (self.jobs.get(id)).is_some_and(

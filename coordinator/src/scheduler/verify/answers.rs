@@ -122,12 +122,7 @@ impl Scheduler {
 
     /// A checker's answer held a wrong solution: refused, the checker distrusted.
     fn refuse_checker(&mut self, id: u64, from: ExecutorId, job: JobId) {
-        let line = self
-            .verify
-            .checks
-            .get(&id)
-            .and_then(|c| self.requests.get(&c.key.req)?.lines.get(c.key.seq))
-            .map_or(0, |p| p.line);
+        let line = (self.verify.checks.get(&id)).map_or(0, |c| self.line_of(c.key));
         self.counters.rejected_results += 1;
         self.rejections.push(Rejection {
             from,
@@ -173,9 +168,7 @@ impl Scheduler {
         let Some(c) = self.verify.checks.remove(&id) else {
             return;
         };
-        let line = (self.requests.get(&c.key.req))
-            .and_then(|r| r.lines.get(c.key.seq))
-            .map_or(0, |p| p.line);
+        let line = self.line_of(c.key);
         for (e, p, seq) in &c.answers {
             if *p == truth {
                 self.vouch(*e, *seq);
@@ -221,9 +214,7 @@ impl Scheduler {
                 self.vouch(*e, *seq);
             }
         }
-        let line = (self.requests.get(&c.key.req))
-            .and_then(|r| r.lines.get(c.key.seq))
-            .map_or(0, |p| p.line);
+        let line = self.line_of(c.key);
         for e in hid {
             self.rejections.push(Rejection {
                 from: e,

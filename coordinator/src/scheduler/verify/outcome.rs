@@ -125,13 +125,7 @@ impl Scheduler {
     /// Releases a held record whose claims are all checked and whose claimers are all
     /// vouched for; registers it with those it waits for otherwise.
     pub(in crate::scheduler) fn try_release(&mut self, key: PosKey) {
-        let Some(p) = self
-            .requests
-            .get(&key.req)
-            .and_then(|r| r.lines.get(key.seq))
-        else {
-            return;
-        };
+        let Some(p) = self.pos(key) else { return };
         let Some(c) = p.claims.as_ref() else { return };
         if c.held.is_none() || c.pending > 0 {
             return;
