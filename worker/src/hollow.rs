@@ -11,6 +11,7 @@
 //! ones; [`search_piece`] stands for the search of one), and whole-position jobs (the
 //! shallow search below the split depth) in one call.
 
+use crate::h48::search::CHECK_EVERY;
 use crate::h48::SearchOutcome;
 use crate::{Error, StopToken};
 use proto::{PositionResult, Stop, SubtreeWork, ValidSettings};
@@ -50,39 +51,68 @@ pub trait HollowSearch: Send + Sync {
     ) -> Result<PositionResult, Error>;
 }
 
-/// How far a hollow thread's work may run ahead of its schedule before it sleeps: a
-/// sleep costs some 60 µs more than asked (the kernel's timer slack), and a real search
-/// visits pieces of a few dozen nodes in well under a microsecond, so each thread keeps
-/// a schedule (the time its work so far would end) and sleeps only when it is this far
-/// ahead of it, and at the end of its part of a job ([`settle`]).
+/// How far a hollow thread's work may run ahead of its schedule before it sleeps, at
+/// least: a sleep costs some 60 µs more than asked (the kernel's timer slack), and a real
+/// search visits pieces of a few dozen nodes in well under a microsecond, so each thread
+/// keeps a schedule (the time its work so far would end) and sleeps only when it is this
+/// far ahead of it ([`Pace::ahead`]), and at the end of its part of a job ([`settle`]).
 const AHEAD: Duration = Duration::from_millis(2);
 
 /// A thread that was this far behind its schedule was idle (waiting for work): its
 /// schedule starts again from now.
 const IDLE: Duration = Duration::from_micros(200);
 
-/// The longest a hollow thread sleeps without looking at its stop.
+/// The longest a hollow thread sleeps without looking at its stop, at least
+/// ([`Pace::check`]).
 const STOP_CHECK: Duration = Duration::from_millis(1);
 
+/// How a hollow thread paces itself at a node rate: how far ahead of its schedule it may
+/// run, and how often it looks at its stop while asleep. Both are what the real search
+/// does in nodes ([`CHECK_EVERY`] between two looks at its stop), in the thread's time at
+/// its rate, and never under [`AHEAD`] and [`STOP_CHECK`]: at a low rate (a slow
+/// machine's, asked for to give a search more round trips) a thread looks at its stop as
+/// seldom in nodes as the real one does, so a thousand hollow threads are not woken a
+/// thousand times a second each (at 2e5 a second, 64 × 16 hollow threads starved two
+/// cores at one look a millisecond).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Pace {
+    /// Ahead of its schedule by more than this, a thread sleeps.
+    ahead: Duration,
+    /// Asleep, a thread looks at its stop this often.
+    check: Duration,
+}
+
+impl Pace {
+    /// The pace at `rate` nodes a second.
+    fn at(rate: f64) -> Pace {
+        let every = Duration::from_secs_f64((CHECK_EVERY as f64 / rate.max(1e-9)).min(1e6));
+        Pace {
+            ahead: every.max(AHEAD),
+            check: every.max(STOP_CHECK),
+        }
+    }
+}
+
 thread_local! {
-    /// When the work this thread was given would end on the real search.
-    static DUE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// When the work this thread was given would end on the real search, and its pace.
+    static DUE: Cell<Option<(Instant, Pace)>> = const { Cell::new(None) };
 }
 
 /// Charges the calling thread `nodes` at `rate` a second: its schedule grows by their
-/// time, and the thread sleeps when it is over [`AHEAD`] ahead of it. Returns the stop,
-/// when `stop` says so.
+/// time, and the thread sleeps when it is further ahead of it than its [`Pace`] lets it.
+/// Returns the stop, when `stop` says so.
 pub fn hold(nodes: u64, rate: f64, stop: &StopToken) -> Option<Stop> {
     let now = Instant::now();
+    let pace = Pace::at(rate);
     let start = match DUE.get() {
-        Some(due) if due + IDLE >= now => due,
+        Some((due, _)) if due + IDLE >= now => due,
         _ => now,
     };
     let secs = nodes as f64 / rate.max(1e-9);
     let due = start + Duration::from_secs_f64(secs.min(1e6));
-    DUE.set(Some(due));
-    match due > now + AHEAD {
-        true => sleep_until(due, stop),
+    DUE.set(Some((due, pace)));
+    match due > now + pace.ahead {
+        true => sleep_until(due, pace.check, stop),
         false => stop.check(),
     }
 }
@@ -91,13 +121,13 @@ pub fn hold(nodes: u64, rate: f64, stop: &StopToken) -> Option<Stop> {
 /// when the real search's would. Returns the stop, when `stop` says so.
 pub fn settle(stop: &StopToken) -> Option<Stop> {
     match DUE.get() {
-        Some(due) => sleep_until(due, stop),
+        Some((due, pace)) => sleep_until(due, pace.check, stop),
         None => stop.check(),
     }
 }
 
-/// Sleeps until `until`, looking at `stop` every [`STOP_CHECK`].
-fn sleep_until(until: Instant, stop: &StopToken) -> Option<Stop> {
+/// Sleeps until `until`, looking at `stop` every `check`.
+fn sleep_until(until: Instant, check: Duration, stop: &StopToken) -> Option<Stop> {
     loop {
         if let Some(s) = stop.check() {
             DUE.set(None);
@@ -107,7 +137,7 @@ fn sleep_until(until: Instant, stop: &StopToken) -> Option<Stop> {
         if now >= until {
             return None;
         }
-        std::thread::sleep((until - now).min(STOP_CHECK));
+        std::thread::sleep((until - now).min(check));
     }
 }
 
@@ -207,6 +237,32 @@ mod tests {
             hold(400_000, 2e8, &stop);
         }
         settle(&stop);
+        assert!(
+            t.elapsed() >= Duration::from_millis(10),
+            "{:?}",
+            t.elapsed()
+        );
+    }
+
+    #[test]
+    fn a_slow_thread_looks_at_its_stop_as_seldom_in_nodes_as_the_search() {
+        // Fast: the floors.
+        assert_eq!(
+            Pace::at(1e9),
+            Pace {
+                ahead: AHEAD,
+                check: STOP_CHECK
+            }
+        );
+        // At 2e5 a second, 4,096 nodes take 20.48 ms.
+        let slow = Pace::at(2e5);
+        assert_eq!(slow.check, Duration::from_micros(20_480));
+        assert_eq!(slow.ahead, slow.check);
+        // A thread paced so is still held for its work, and let go when stopped.
+        DUE.set(None);
+        let t = Instant::now();
+        assert_eq!(hold(2_000, 2e5, &StopToken::new()), None);
+        assert_eq!(settle(&StopToken::new()), None);
         assert!(
             t.elapsed() >= Duration::from_millis(10),
             "{:?}",

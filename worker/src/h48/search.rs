@@ -159,8 +159,9 @@ fn merge_steps(bytes: u64, lanes: usize) -> usize {
     }
 }
 
-/// Nodes between two looks at the stop token.
-const CHECK_EVERY: u64 = 4096;
+/// Nodes between two looks at the stop token (a hollow thread looks as often, in its
+/// time: `hollow`).
+pub(crate) const CHECK_EVERY: u64 = 4096;
 
 /// One depth-first search (one task: a prefix at a depth) in an explicit stack, so that
 /// several can run interleaved on one thread (see [`search_lanes`]).
