@@ -132,6 +132,9 @@ pub struct Scheduler {
     asking: BTreeSet<JobId>,
     /// When idle slots last looked for a job to ask to hand back (µs).
     handback_scan: u64,
+    /// No running job can be a straggler before this (µs; see `tail`): until then, with
+    /// no slot idle and no thread to leave a deeper depth, a hand-back scan finds nothing.
+    straggler_floor: u64,
     /// Claims being checked, and each executor's standing.
     verify: verify::Verifier,
     /// When running jobs were last looked at for one held too long (µs).
@@ -162,6 +165,7 @@ impl Scheduler {
             rejections: Vec::new(),
             asking: BTreeSet::new(),
             handback_scan: 0,
+            straggler_floor: 0,
             verify: verify::Verifier::default(),
             overdue_scan: 0,
             stalled_at: 0,

@@ -252,6 +252,8 @@ impl Scheduler {
         j.attempt = attempt;
         j.lease = Some(exec);
         j.dispatched = now;
+        self.straggler_floor =
+            (self.straggler_floor).min(tail::straggler_from(now, j.predicted_us));
         j.listed = now;
         j.asked = false;
         j.early = early;

@@ -54,6 +54,18 @@ const HANDBACK_AFTER_ROUND_TRIPS: u64 = 2;
 /// times what its job was cut for.)
 const STRAGGLER: u64 = 2;
 
+/// The earliest a job dispatched at `dispatched` and predicted to run `predicted_us` can
+/// be a straggler, whatever the round trip (`u64::MAX`: never, it has no prediction).
+pub(super) fn straggler_from(dispatched: u64, predicted_us: u64) -> u64 {
+    // At least twice the youngest age asked ([`HANDBACK_AFTER_ROUND_TRIPS`] round
+    // trips of at least a millisecond).
+    let least = 2 * HANDBACK_AFTER_ROUND_TRIPS * 1_000;
+    match predicted_us {
+        0 => u64::MAX,
+        p => dispatched.saturating_add(least.max(STRAGGLER.saturating_mul(p))),
+    }
+}
+
 /// The piece levels of a job of `units` units, the deepest `deepest` moves below its
 /// prefix ([`cut::deepest_level`](super::cut::deepest_level)), predicted to hold `nodes`:
 /// as many moves (up to `max` and [`pieces::MAX_PIECE_LEVELS`], and within
@@ -98,6 +110,12 @@ impl Scheduler {
         let now = self.now;
         let min_age = round_trip * HANDBACK_AFTER_ROUND_TRIPS;
         let mut preempt = self.preemptible();
+        // Nothing to look for but stragglers, and none yet: the scan (a look at every
+        // running job) would find nothing.
+        if idle == 0 && preempt.is_empty() && now < self.straggler_floor {
+            return;
+        }
+        let mut floor = u64::MAX;
         // (straggler first, dispatched, ..., the position its current depth's job is of)
         let mut candidates: Vec<(bool, u64, JobId, ExecutorId, u32, Option<PosKey>)> = Vec::new();
         // With every claim checked, claims are not cut by hand-backs: a unit answered in
@@ -107,8 +125,12 @@ impl Scheduler {
         for e in self.executors.values().filter(asked) {
             for id in &e.running {
                 let Some(j) = self.jobs.get(id) else { continue };
+                if j.asked || j.handed.is_some() {
+                    continue;
+                }
+                floor = floor.min(straggler_from(j.dispatched, j.predicted_us));
                 let age = now.saturating_sub(j.dispatched);
-                if age < min_age || j.asked || j.handed.is_some() {
+                if age < min_age {
                     continue;
                 }
                 let straggler = j.predicted_us > 0
@@ -145,6 +167,7 @@ impl Scheduler {
                 }
             }
         }
+        self.straggler_floor = floor;
         candidates.sort_unstable();
         // Stragglers, then one job for each idle thread, then one for each thread that
         // would leave a deeper depth.
@@ -308,6 +331,25 @@ mod tests {
     /// [`piece_levels`] of a job of `units`.
     fn levels_of(units: &[cut::Unit], nodes: f64, max: u8) -> u8 {
         piece_levels(cut::deepest_level(units), units.len(), nodes, max)
+    }
+
+    #[test]
+    fn no_job_is_a_straggler_before_its_floor_whatever_the_round_trip() {
+        // The age at which `ask_handbacks` calls a job predicted `p` µs a straggler, for a
+        // round trip `rt` (at least a millisecond there).
+        let straggler_age = |p: u64, rt: u64| {
+            let min_age = rt.max(1_000) * HANDBACK_AFTER_ROUND_TRIPS;
+            (2 * min_age).max(STRAGGLER.saturating_mul(p))
+        };
+        for p in [1, 500, 1_999, 2_000, 2_001, 10_000, 1 << 40] {
+            for rt in [0, 1, 999, 1_000, 1_001, 2_500, 100_000] {
+                let floor = straggler_from(7_000, p);
+                assert!(floor <= 7_000 + straggler_age(p, rt), "p {p} rt {rt}");
+            }
+            // The floor is met at the shortest round trip.
+            assert_eq!(straggler_from(7_000, p), 7_000 + straggler_age(p, 1_000));
+        }
+        assert_eq!(straggler_from(7_000, 0), u64::MAX, "no prediction, never");
     }
 
     #[test]
