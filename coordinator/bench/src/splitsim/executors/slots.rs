@@ -10,13 +10,14 @@ use super::running::Running;
 use crate::trace::TraceError;
 use coordinator::executor::{ExecutorId, LiveJob};
 use proto::{Job, JobId, JobResult};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// One executor's jobs.
 #[derive(Default)]
 pub(super) struct Exec {
-    /// On its threads, by job id.
-    pub(super) running: HashMap<u64, Running>,
+    /// On its threads, by job id (in id order: a thread's choices between equal times go
+    /// to the lowest id, so that a replay is the same in every process).
+    pub(super) running: BTreeMap<u64, Running>,
     /// Arrived, waiting for a thread (in arrival order).
     pub(super) waiting: VecDeque<Job>,
     /// Waiting jobs (id, attempt) asked to split before they started: they start none.
