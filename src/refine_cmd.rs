@@ -268,6 +268,7 @@ impl Search<'_> {
                 time_limit_ms: None,
                 // Each piece is a prefix of its own, searched whole.
                 pieces: 0,
+                split: false,
             }),
         };
         let text = tables::format_moves(prefix);

@@ -10,8 +10,9 @@ use crate::settings::SettingsError;
 /// (`SettingsError.too_many_solutions`) and a line longer than a position's text may be
 /// (`BAD_LINE_KIND_TOO_LONG`). 4: a subtree job's pieces, and a running job's unstarted
 /// pieces handed back on request (`SplitJob`, `Handback`, `Hello.splits`). 5: pieces up
-/// to 3 moves beyond a prefix (`SubtreeWork.pieces`; 2 before).
-pub const PROTOCOL: u32 = 5;
+/// to 3 moves beyond a prefix (`SubtreeWork.pieces`; 2 before). 6: running pieces split
+/// where they run (`SubtreeWork.split`, `Handback.split`).
+pub const PROTOCOL: u32 = 6;
 
 /// The cubeswarm version every process reports (a worker of another version is refused).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

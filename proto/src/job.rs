@@ -68,6 +68,10 @@ pub struct SubtreeWork {
     /// moves (see [`crate::pieces`]; 0: whole, one search a prefix), so that the job can
     /// hand back what it has not started. Results still come one per prefix started.
     pub pieces: u8,
+    /// Each piece's search takes its first moves in move order ([`crate::pieces`]'s
+    /// [`splittable`](crate::pieces::splittable) ones), so that a hand-back can also take
+    /// the moves a running piece has not entered ([`crate::Handback::split`]).
+    pub split: bool,
 }
 
 /// Why a search (or a job) stopped.

@@ -50,7 +50,7 @@ pub use job::{
     PositionAnswer, PositionError, PositionResult, Stop, SubtreeResult, SubtreeWork, Work,
 };
 pub use method::{Method, UnknownMethod};
-pub use pieces::Handback;
+pub use pieces::{Handback, PieceSplit};
 pub use record::{BadLine, BadLineKind, Record, RecordError, Solved};
 pub use settings::{
     Settings, SettingsError, ValidSettings, DEFAULT_MAX_LENGTH, MAX_LENGTH, MAX_SOLUTIONS,

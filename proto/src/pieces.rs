@@ -102,8 +102,98 @@ pub fn count(prefix: &[Move], levels: u8) -> usize {
     }
 }
 
+/// Whether a piece of `len` moves at `depth` can be split where it runs (see
+/// [`Handback::split`]): its one-move extensions are searches, not leaves.
+pub fn splittable(len: usize, depth: u8) -> bool {
+    len + 1 < usize::from(depth)
+}
+
+/// How many one-move extensions a piece whose last move is `last` has (the moves a split
+/// counts in: [`PieceSplit::entered`]).
+pub fn children(last: Option<Move>) -> u32 {
+    canonical::allowed_after(last).count_ones()
+}
+
+/// The index of move `m` among the one-move extensions of a piece whose last move is
+/// `last`, in move order (`None`: `m` cannot follow `last`).
+pub fn child_index(last: Option<Move>, m: Move) -> Option<u32> {
+    let mask = canonical::allowed_after(last);
+    let bit = 1u32 << m.index();
+    (mask & bit != 0).then(|| (mask & (bit - 1)).count_ones())
+}
+
+/// The `i`-th one-move extension of a piece whose last move is `last`, in move order.
+pub fn child_move(last: Option<Move>, i: u32) -> Option<Move> {
+    let mask = canonical::allowed_after(last);
+    Move::ALL
+        .iter()
+        .copied()
+        .filter(|m| mask & (1 << m.index()) != 0)
+        .nth(usize::try_from(i).ok()?)
+}
+
+/// Levels below a piece where its search takes its moves in move order, so that a
+/// hand-back can take what it has not entered ([`PieceSplit`]): three levels cut the
+/// move its search is in down to some 1/2,000th of the piece.
+pub const SPLIT_LEVELS: usize = 3;
+
+/// Part of a running piece handed back: where its search was when it stopped entering
+/// moves. On each level, from the piece's first move on, `entered[i]` of the one-move
+/// extensions of the move above (in move order, at most [`children`]) were entered: the
+/// last of them is kept in part as the next level says (whole past the last level
+/// given), the ones before it whole, the ones after it are handed back. No level: the
+/// piece is handed back whole (it had not started).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PieceSplit {
+    /// The piece's index in the job.
+    pub piece: u32,
+    /// Moves entered on each level, at most [`SPLIT_LEVELS`] levels, each at least 1.
+    pub entered: Vec<u32>,
+}
+
+/// Calls `f` with each part of `piece` (its moves) that a [`PieceSplit`] of `entered`
+/// keeps (`true`) or hands back (`false`), in move order: whole extensions, at most 18
+/// a level (none entered: the piece, handed back whole). `None` where `entered` does not fit the piece (a count of 0 or past its
+/// level's extensions, or more levels than [`SPLIT_LEVELS`]).
+pub fn split_parts(
+    piece: &[Move],
+    entered: &[u32],
+    f: &mut dyn FnMut(&[Move], bool),
+) -> Option<()> {
+    if entered.len() > SPLIT_LEVELS {
+        return None;
+    }
+    let mut buf = piece.to_vec();
+    let mut level = 0;
+    // An empty split hands the piece back whole.
+    if entered.is_empty() {
+        f(&buf, false);
+        return Some(());
+    }
+    while let Some(&e) = entered.get(level) {
+        let last = buf.last().copied();
+        let n = children(last);
+        if e == 0 || e > n {
+            return None;
+        }
+        for c in 0..n {
+            if c + 1 == e {
+                continue;
+            }
+            buf.push(child_move(last, c)?);
+            f(&buf, c < e);
+            buf.pop();
+        }
+        buf.push(child_move(last, e - 1)?);
+        level += 1;
+    }
+    // The last move entered, below the last level given: kept whole.
+    f(&buf, true);
+    Some(())
+}
+
 /// A worker's answer to a request to hand back the unstarted part of a job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Handback {
     /// The job.
     pub job: JobId,
@@ -114,6 +204,10 @@ pub struct Handback {
     /// pieces: nothing was). `None`: the job does not run here (it ended, and its result
     /// is on its way, or it never came).
     pub kept: Option<u32>,
+    /// In a job sent with [`SubtreeWork::split`](crate::SubtreeWork::split): the kept
+    /// pieces that also hand back some of their extensions, in piece order, each once
+    /// (at most [`MAX_JOB_PIECES`] entries, each of at most [`SPLIT_LEVELS`] levels).
+    pub split: Vec<PieceSplit>,
 }
 
 #[cfg(test)]
@@ -137,6 +231,77 @@ mod tests {
         }
         // After R: 15 moves (all but R's three); after U R, U is allowed again.
         assert_eq!(count(&prefix, 1), 15);
+    }
+
+    #[test]
+    fn a_split_counts_a_piece_s_extensions_as_its_pieces_of_one_level_do() {
+        for piece in [vec![], vec![Move::ALL[0]], vec![Move::ALL[0], Move::ALL[3]]] {
+            let last = piece.last().copied();
+            let mut kids = Vec::new();
+            for_each_piece(&piece, 1, &mut |p| kids.push(p[piece.len()]));
+            assert_eq!(children(last) as usize, kids.len());
+            for (i, &m) in kids.iter().enumerate() {
+                assert_eq!(child_index(last, m), Some(i as u32));
+                assert_eq!(child_move(last, i as u32), Some(m));
+            }
+            assert_eq!(child_move(last, children(last)), None);
+            if let Some(l) = last {
+                assert_eq!(child_index(last, l), None, "a face twice in a row");
+            }
+        }
+        assert!(splittable(3, 5) && !splittable(4, 5) && !splittable(5, 5));
+    }
+
+    #[test]
+    fn a_split_s_parts_cover_its_piece_once_the_entered_ones_kept() {
+        let piece = vec![Move::ALL[0], Move::ALL[3]]; // U R
+        let below = canonical::sequences(5);
+        let under: Vec<&Vec<Move>> = below.iter().filter(|s| s.starts_with(&piece)).collect();
+        for entered in [
+            vec![],
+            vec![1],
+            vec![15],
+            vec![3, 2],
+            vec![3, 2, 12],
+            vec![15, 12, 12],
+        ] {
+            let mut parts = Vec::new();
+            split_parts(&piece, &entered, &mut |p, kept| {
+                parts.push((p.to_vec(), kept))
+            })
+            .expect("fits");
+            // Each 5-move extension of the piece lies in exactly one part.
+            for s in &under {
+                let holding: Vec<_> = parts.iter().filter(|(p, _)| s.starts_with(p)).collect();
+                assert_eq!(holding.len(), 1, "{entered:?} {s:?}");
+            }
+            // Kept: what the search entered, in move order, before what it did not.
+            let order = |p: &Vec<Move>| {
+                let mut k: Vec<u32> = Vec::new();
+                let mut last = piece.last().copied();
+                for &m in &p[piece.len()..] {
+                    k.push(child_index(last, m).unwrap_or(99));
+                    last = Some(m);
+                }
+                k
+            };
+            let first_back = parts
+                .iter()
+                .filter(|(_, k)| !k)
+                .map(|(p, _)| order(p))
+                .min();
+            let last_kept = parts
+                .iter()
+                .filter(|(_, k)| *k)
+                .map(|(p, _)| order(p))
+                .max();
+            if let (Some(b), Some(k)) = (first_back, last_kept) {
+                assert!(k < b, "{entered:?}: kept {k:?} after handed back {b:?}");
+            }
+            assert_eq!(parts.iter().any(|(_, k)| *k), !entered.is_empty());
+        }
+        let none = |e: &[u32]| split_parts(&piece, e, &mut |_, _| ()).is_none();
+        assert!(none(&[0]) && none(&[16]) && none(&[1, 1, 1, 1]));
     }
 
     #[test]

@@ -238,6 +238,23 @@ impl H48Solver {
         dispatch!(&*self.inner, p => search::search_lanes(p, cube, depth, lanes, stop, next, admit, done))
     }
 
+    /// [`H48Solver::search_lanes`], each task with its [`search::Gate`] where it is split
+    /// where it runs (see [`search::search_lanes_gated`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn search_lanes_gated<'t>(
+        &self,
+        cube: &Cube,
+        depth: u8,
+        lanes: usize,
+        stop: &StopToken,
+        next: &mut dyn FnMut() -> Option<search::GatedTask<'t>>,
+        admit: &mut dyn FnMut(usize) -> bool,
+        done: &mut dyn FnMut(usize, SearchOutcome),
+    ) {
+        let done = &mut |id, f: Found| done(id, f.into());
+        dispatch!(&*self.inner, p => search::search_lanes_gated(p, cube, depth, lanes, stop, next, admit, done))
+    }
+
     /// Solves `position` on the calling thread as `settings` ask (`method`, `probe_limit`
     /// and `time_limit_ms` are not read: the deadline is `stop`'s): iterative deepening
     /// from the larger of the lower bound and `min_length` up to `max_length`, each depth

@@ -11,7 +11,7 @@
 //! ones; [`search_piece`] stands for the search of one), and whole-position jobs (the
 //! shallow search below the split depth) in one call.
 
-use crate::h48::search::CHECK_EVERY;
+use crate::h48::search::{Gate, CHECK_EVERY};
 use crate::h48::SearchOutcome;
 use crate::{Error, StopToken};
 use proto::{PositionResult, Stop, SubtreeWork, ValidSettings};
@@ -28,6 +28,9 @@ pub struct HollowPiece {
     pub nodes: u64,
     /// The solutions in it (of the job's depth, beginning with the piece's moves).
     pub solutions: Vec<Vec<Move>>,
+    /// Its moves, in a job sent with `split` where the piece is split where it runs
+    /// (empty: it is searched whole).
+    pub moves: Vec<Move>,
 }
 
 /// The search a hollow engine is told: what each search finds and how long it takes.
@@ -39,6 +42,11 @@ pub trait HollowSearch: Send + Sync {
     /// Nodes one thread searches a second: a piece of `n` nodes holds its thread for
     /// `n / rate` seconds (asleep: a hollow thread does not spin).
     fn rate(&self) -> f64;
+
+    /// The nodes of each one-move extension of the piece `moves` at `depth`, in move
+    /// order, given the piece's `nodes` (they add up to it): asked for the moves a piece
+    /// split where it runs enters.
+    fn children(&self, depth: u8, moves: &[Move], nodes: u64) -> Vec<u64>;
 
     /// A whole position, as [`crate::H48Solver::solve`] would answer it (the shallow
     /// search below a split position's first depth); it may hold the calling thread
@@ -142,24 +150,61 @@ fn sleep_until(until: Instant, check: Duration, stop: &StopToken) -> Option<Stop
 }
 
 /// The search of `piece` on the calling thread: charged its nodes ([`hold`]), then its
-/// solutions (up to `max_solutions`), as [`crate::H48Solver`]'s search would report them.
-/// The thread's part of a job ends with [`settle`].
+/// solutions (up to `max_solutions`), as [`crate::H48Solver`]'s search would report them;
+/// with a `gate`, extension by extension, as far as the gate lets it. The thread's part
+/// of a job ends with [`settle`].
 pub(crate) fn search_piece(
+    search: &dyn HollowSearch,
+    depth: u8,
     piece: &HollowPiece,
-    rate: f64,
     max_solutions: usize,
     stop: &StopToken,
+    gate: Option<&Gate>,
 ) -> SearchOutcome {
-    if let Some(s) = hold(piece.nodes, rate, stop) {
+    let rate = search.rate();
+    let mut nodes = 0;
+    let mut solutions = piece.solutions.clone();
+    let held = match gate.filter(|_| !piece.moves.is_empty()) {
+        // Split where it runs: held for move by move on its first levels, as far as the
+        // gate lets it; its solutions are those in what it entered.
+        Some(g) => {
+            let mut moves = piece.moves.clone();
+            let at = Split {
+                search,
+                depth,
+                gate: g,
+                rate,
+                stop,
+            };
+            let held = at.hold(&mut moves, piece.nodes, 0, &mut nodes);
+            if let (Ok(false), Some(entered)) = (held, g.freeze()) {
+                let mut kept: Vec<Vec<Move>> = Vec::new();
+                let _ = proto::pieces::split_parts(&piece.moves, &entered, &mut |p, k| {
+                    if k {
+                        kept.push(p.to_vec());
+                    }
+                });
+                solutions.retain(|s| kept.iter().any(|p| s.starts_with(p)));
+            }
+            held.map(|_| ())
+        }
+        None => {
+            nodes = piece.nodes;
+            match hold(piece.nodes, rate, stop) {
+                Some(s) => Err(s),
+                None => Ok(()),
+            }
+        }
+    };
+    if let Err(s) = held {
         return SearchOutcome {
             solutions: Vec::new(),
-            nodes: piece.nodes,
+            nodes,
             lookups: 0,
             stop: s,
             invalid: 0,
         };
     }
-    let mut solutions = piece.solutions.clone();
     let stop = match solutions.len() > max_solutions {
         true => {
             solutions.truncate(max_solutions);
@@ -169,10 +214,59 @@ pub(crate) fn search_piece(
     };
     SearchOutcome {
         solutions,
-        nodes: piece.nodes,
+        nodes,
         lookups: 0,
         stop,
         invalid: 0,
+    }
+}
+
+/// A hollow piece split where it runs, held for level by level.
+struct Split<'a> {
+    search: &'a dyn HollowSearch,
+    depth: u8,
+    gate: &'a Gate,
+    rate: f64,
+    stop: &'a StopToken,
+}
+
+impl Split<'_> {
+    /// Holds the thread for `moves`' `nodes`, extension by extension on the gate's levels
+    /// from `level` on, adding what it held for to `held`: `Ok(true)` when all of it was,
+    /// `Ok(false)` when the gate refused a move (the rest was handed back).
+    fn hold(
+        &self,
+        moves: &mut Vec<Move>,
+        nodes: u64,
+        level: usize,
+        held: &mut u64,
+    ) -> Result<bool, Stop> {
+        if level >= proto::pieces::SPLIT_LEVELS
+            || !proto::pieces::splittable(moves.len(), self.depth)
+        {
+            *held += nodes;
+            return match hold(nodes, self.rate, self.stop) {
+                Some(s) => Err(s),
+                None => Ok(true),
+            };
+        }
+        let kids = self.search.children(self.depth, moves, nodes);
+        let last = moves.last().copied();
+        for (c, &kid) in (0u32..).zip(&kids) {
+            if !self.gate.enter(level, c) {
+                return Ok(false);
+            }
+            let Some(m) = proto::pieces::child_move(last, c) else {
+                break;
+            };
+            moves.push(m);
+            let whole = self.hold(moves, kid, level + 1, held)?;
+            moves.pop();
+            if !whole {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 

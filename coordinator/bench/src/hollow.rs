@@ -11,7 +11,7 @@ use crate::splitsim::recorded::{shallow_result, Recorded};
 use crate::trace::Trace;
 use proto::{Job, JobId, PositionResult, SubtreeWork, ValidSettings, Work};
 use std::sync::Mutex;
-use tables::Position;
+use tables::{Move, Position};
 use worker::hollow::{hold, settle, HollowPiece, HollowSearch};
 use worker::{Error, StopToken};
 
@@ -68,6 +68,7 @@ impl HollowSearch for TraceSearch {
                 .map(|p| HollowPiece {
                     nodes: p.nodes,
                     solutions: p.solutions,
+                    moves: p.moves,
                 })
                 .collect(),
             // A depth the trace cannot cost (it says why when it is replayed): nothing in
@@ -81,6 +82,18 @@ impl HollowSearch for TraceSearch {
 
     fn rate(&self) -> f64 {
         self.rate
+    }
+
+    fn children(&self, depth: u8, moves: &[Move], nodes: u64) -> Vec<u64> {
+        let mut recorded = self.recorded.lock().unwrap_or_else(|e| e.into_inner());
+        match recorded.children(depth, moves, nodes) {
+            Ok(kids) => kids,
+            // Not to be: the piece's own count was had at the same depth.
+            Err(e) => {
+                tracing::warn!("hollow search: {e}");
+                Vec::new()
+            }
+        }
     }
 
     fn position(

@@ -375,7 +375,8 @@ impl Replay<'_> {
             }
             Ev::Cancel(e, id) => self.log.jobs.extend(self.slots.cancel(e, id, now)),
             Ev::Split(e, id, attempt) => {
-                let h = self.slots.split(e, id, attempt, now);
+                let h = self.slots.split(e, id, attempt, now, &mut self.recorded);
+
                 self.log.splits += u64::from(h.kept.is_some());
                 self.events.push(now + lat, Ev::Handback(e, h));
             }

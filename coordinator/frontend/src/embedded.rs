@@ -323,8 +323,16 @@ impl Executor for Local {
         true
     }
     fn split(&self, job: JobId, attempt: u32) -> Option<proto::Handback> {
-        let kept = self.exec.split(job, attempt);
-        Some(proto::Handback { job, attempt, kept })
+        let (kept, split) = match self.exec.split(job, attempt) {
+            Some((kept, split)) => (Some(kept), split),
+            None => (None, Vec::new()),
+        };
+        Some(proto::Handback {
+            job,
+            attempt,
+            kept,
+            split,
+        })
     }
 }
 

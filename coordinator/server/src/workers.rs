@@ -176,7 +176,7 @@ fn decode(id: ExecutorId, msg: Option<w::worker_message::Msg>) -> Result<Executo
                 .collect(),
         ),
         Some(Msg::Result(r)) => ExecutorEvent::Result(id, proto::JobResult::try_from(r)?),
-        Some(Msg::Handback(h)) => ExecutorEvent::Handback(id, proto::Handback::from(h)),
+        Some(Msg::Handback(h)) => ExecutorEvent::Handback(id, proto::Handback::try_from(h)?),
         Some(Msg::Capacity(c)) => ExecutorEvent::Capacity {
             id,
             threads: c.slots,

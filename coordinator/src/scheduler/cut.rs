@@ -33,11 +33,26 @@ pub fn level(id: Unit) -> u32 {
 /// The id of the child of unit `id` by move `m` (`None` past [`MAX_LEVEL`] or when
 /// the id would not fit).
 pub fn child_id(id: Unit, m: Move) -> Option<Unit> {
+    child_within(id, m, MAX_LEVEL)
+}
+
+/// Most moves a unit may be below its prefix when a running piece hands back the moves
+/// its search has not entered (`handback`): the cut's units and their pieces stay
+/// within [`MAX_LEVEL`], a piece split where it runs goes one level past its job's.
+pub const MAX_SPLIT_LEVEL: u32 = 12;
+
+/// The id of the child of unit `id` by move `m` for a piece split where it runs (`None`
+/// past [`MAX_SPLIT_LEVEL`] or when the id would not fit).
+pub fn split_child_id(id: Unit, m: Move) -> Option<Unit> {
+    child_within(id, m, MAX_SPLIT_LEVEL)
+}
+
+fn child_within(id: Unit, m: Move, max: u32) -> Option<Unit> {
     let l = level(id) + 1;
-    if l > MAX_LEVEL {
+    if l > max {
         return None;
     }
-    let payload = (id & PAYLOAD) * 18 + m.index() as Unit;
+    let payload = (id & PAYLOAD).checked_mul(18)? + m.index() as Unit;
     (payload <= PAYLOAD).then_some((Unit::from(l) << LEVEL_SHIFT) | payload)
 }
 

@@ -218,16 +218,21 @@ impl Scheduler {
                 let p = req.lines.get(*seq)?;
                 let deep = &p.split.as_ref()?.deep;
                 let time_limit_ms = time_left(p);
+                let moves: Vec<Vec<Move>> = prefixes
+                    .iter()
+                    .filter_map(|&i| super::cut::unit_moves(deep.prefixes().list(), i))
+                    .collect();
+                let split = self.cfg.split_running
+                    && moves.len() == prefixes.len()
+                    && super::handback::splits_fit(prefixes, &moves, *depth, *pieces);
                 Work::Subtrees(SubtreeWork {
                     position: p.position,
                     depth: *depth,
-                    prefixes: prefixes
-                        .iter()
-                        .filter_map(|&i| super::cut::unit_moves(deep.prefixes().list(), i))
-                        .collect(),
+                    prefixes: moves,
                     max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
                     time_limit_ms,
                     pieces: *pieces,
+                    split,
                 })
             }
             Kind::Check { check, .. } => self.check_work(*check)?,

@@ -11,9 +11,37 @@
 //! and a solution in a piece it handed back is refused), and nothing is lost: a job that
 //! must run again after handing back (its executor gone, its lease ended) is made again
 //! from what it kept.
+//!
+//! **Pieces split where they run.** A piece a thread started is searched whole there, and
+//! a piece ranked on older counts can hold most of its depth's last millisecond. A job
+//! sent with `split` ([`splits_fit`]) searches each piece's first moves in move order,
+//! so its answer can also name, for a piece it keeps, how many of its one-move extensions
+//! its search entered on each of its first [`pieces::SPLIT_LEVELS`] levels
+//! ([`proto::PieceSplit`]): the others become units of new jobs too, up to three levels
+//! below the piece ([`cut::MAX_SPLIT_LEVEL`]), and the piece's unit answers for the parts
+//! it entered. A piece taken ahead of its start hands back all of them.
 
 use super::*;
-use proto::{pieces, Handback};
+use proto::{pieces, Handback, PieceSplit};
+
+/// Whether a subtree job of `units` (their `moves`) at `depth` with `levels` piece levels
+/// can be sent with `split`: every piece's one-move extensions have unit ids
+/// ([`cut::split_child_id`]), the worst case (move index 17 at every level) checked.
+pub(super) fn splits_fit(units: &[cut::Unit], moves: &[Vec<Move>], depth: u8, levels: u8) -> bool {
+    let levels = pieces::job_levels(moves, depth, levels);
+    let last = Move::ALL[17];
+    units.iter().zip(moves).all(|(&u, m)| {
+        let l = usize::from(pieces::levels_for(m.len(), depth, levels));
+        let below =
+            (0..l + pieces::SPLIT_LEVELS).try_fold(u, |id, _| cut::split_child_id(id, last));
+        below.is_some()
+    })
+}
+
+/// A hand-back's split entries that do not fit its job: the worker froze pieces the
+/// coordinator cannot name, so the job is run again whole.
+#[derive(Debug)]
+pub(super) struct BadSplit;
 
 impl Scheduler {
     /// Executor `from` answered a request to hand back: the pieces it handed back
@@ -32,8 +60,21 @@ impl Scheduler {
         }
         // `None`: it ended there, and its result is on its way.
         let Some(kept) = h.kept else { return };
-        let Some((handed, kind)) = self.handed_of(h.job, kept as usize) else {
-            return;
+        let (handed, kind) = match self.handed_of(h.job, kept as usize, &h.split) {
+            Ok(Some(x)) => x,
+            Ok(None) => return,
+            Err(BadSplit) => {
+                // Pieces it will not search that cannot be named: run it again whole
+                // elsewhere, and trust its executor no more than a wrong answer's.
+                self.counters.rejected_results += 1;
+                self.actions.push(Action::Cancel {
+                    on: from,
+                    job: h.job,
+                });
+                self.requeue(h.job);
+                self.distrust(from);
+                return;
+            }
         };
         let (req, prio, predicted_us) = (j.req, j.prio, j.predicted_us);
         let Kind::Subtrees {
@@ -79,10 +120,18 @@ impl Scheduler {
         }
     }
 
-    /// What job `id` keeps and hands back when it started its first `kept` pieces, and
-    /// its kind; `None` when it hands back nothing (or is not a subtree job).
-    fn handed_of(&self, id: JobId, kept: usize) -> Option<(Handed, Kind)> {
-        let j = self.jobs.get(&id)?;
+    /// What job `id` keeps and hands back when it started its first `kept` pieces and
+    /// `split` those of its running pieces, and its kind; `None` when it hands back
+    /// nothing (or is not a subtree job), an error when `split` does not fit the job.
+    fn handed_of(
+        &self,
+        id: JobId,
+        kept: usize,
+        split: &[PieceSplit],
+    ) -> Result<Option<(Handed, Kind)>, BadSplit> {
+        let Some(j) = self.jobs.get(&id) else {
+            return Ok(None);
+        };
         let Kind::Subtrees {
             seq,
             depth,
@@ -90,15 +139,29 @@ impl Scheduler {
             pieces,
         } = &j.kind
         else {
-            return None;
+            return Ok(None);
         };
-        let r = self.requests.get(&j.req)?;
-        let list = r.lines.get(*seq)?.split.as_ref()?.deep.prefixes().list();
+        let Some(list) = (self.requests.get(&j.req))
+            .and_then(|r| r.lines.get(*seq))
+            .and_then(|p| p.split.as_ref())
+            .map(|s| s.deep.prefixes().list())
+        else {
+            return Ok(None);
+        };
         // The units as the job was sent (materialise drops none of a scheduler's own).
         let units: Vec<(cut::Unit, Vec<Move>)> = (prefixes.iter())
             .filter_map(|&u| Some((u, cut::unit_moves(list, u)?)))
             .collect();
         let moves: Vec<Vec<Move>> = units.iter().map(|(_, m)| m.clone()).collect();
+        if !split.is_empty() {
+            let sent = self.cfg.split_running
+                && units.len() == prefixes.len()
+                && splits_fit(prefixes, &moves, *depth, *pieces);
+            let ordered = split.windows(2).all(|w| w[0].piece < w[1].piece);
+            if !sent || !ordered || split.iter().any(|s| s.piece as usize >= kept) {
+                return Err(BadSplit);
+            }
+        }
         let levels = pieces::job_levels(&moves, *depth, *pieces);
         let mut out = Handed {
             results: 0,
@@ -106,36 +169,69 @@ impl Scheduler {
             back: Vec::new(),
         };
         let mut at = 0usize;
+        let mut splits = split.iter().peekable();
         for (u, m) in &units {
             let l = pieces::levels_for(m.len(), *depth, levels);
             let n = pieces::count(m, l);
-            if at + n <= kept {
+            let split_here = splits.peek().is_some_and(|s| (s.piece as usize) < at + n);
+            if at + n <= kept && !split_here {
                 out.kept.push(*u);
                 out.results += 1;
             } else if at >= kept {
                 out.back.push(*u);
             } else {
-                // Its first pieces started, the others handed back, each by its id.
+                // Its first pieces started, the others handed back, each by its id; a
+                // piece split where it ran, by its extensions.
                 out.results += 1;
                 let mut k = at;
                 let mut lost = false;
+                let mut bad = false;
                 pieces::for_each_piece(m, l, &mut |piece| {
-                    match cut::descendant_id(*u, &piece[m.len()..]) {
-                        Some(p) if k < kept => out.kept.push(p),
-                        Some(p) => out.back.push(p),
-                        None => lost = true,
+                    let Some(p) = cut::descendant_id(*u, &piece[m.len()..]) else {
+                        lost = true;
+                        return;
+                    };
+                    let s = splits.next_if(|s| s.piece as usize == k);
+                    match s {
+                        _ if k >= kept => out.back.push(p),
+                        None => out.kept.push(p),
+                        Some(s) => {
+                            if !pieces::splittable(piece.len(), *depth) {
+                                bad = true;
+                                return;
+                            }
+                            let fits = pieces::split_parts(piece, &s.entered, &mut |part, keep| {
+                                let below = &part[piece.len()..];
+                                let id = below
+                                    .iter()
+                                    .try_fold(p, |u, &mv| cut::split_child_id(u, mv));
+                                match (id, keep) {
+                                    (Some(id), true) => out.kept.push(id),
+                                    (Some(id), false) => out.back.push(id),
+                                    (None, _) => bad = true,
+                                }
+                            });
+                            bad |= fits.is_none();
+                        }
                     }
                     k += 1;
                 });
+                if bad {
+                    return Err(BadSplit);
+                }
                 if lost {
                     // Cannot happen (the levels were chosen within the ids' room); the
                     // job is then left to answer whole, as one that could not hand back.
-                    return None;
+                    return Ok(None);
                 }
             }
             at += n;
         }
-        (!out.back.is_empty()).then(|| (out, j.kind.clone()))
+        if splits.next().is_some() {
+            // An entry past the job's pieces.
+            return Err(BadSplit);
+        }
+        Ok((!out.back.is_empty()).then(|| (out, j.kind.clone())))
     }
 
     /// Job `id` handed back pieces and must run again: it is made again from what it

@@ -54,6 +54,11 @@ pub struct Config {
     /// end, and the first-solution replays at 64 and 256 threads lose 5.5% and 4%
     /// (`docs/performance.md`, "One position over many threads").
     pub piece_levels: u8,
+    /// Whether subtree jobs are sent so that a hand-back also takes the moves a running
+    /// piece has not entered (`SubtreeWork::split`; see `handback`): without it a piece
+    /// a thread started is searched whole there, and a depth's end waits for its
+    /// heaviest piece.
+    pub split_running: bool,
     /// Whether a solution solves its position: every solution in an answer is checked
     /// with it before the answer is accepted. The real check applies the moves; the
     /// simulation, whose executors make their answers up, checks them against its own
@@ -78,6 +83,7 @@ impl Default for Config {
             job_nodes: 30_000_000,
             early_start: true,
             piece_levels: 2,
+            split_running: true,
             solves: Position::is_solved_by,
             verify: super::verify::Verify::default(),
         }

@@ -286,10 +286,59 @@ pub fn kept_answer(
     all_mode: bool,
     prefixes: &[Vec<Move>],
 ) -> JobOutput {
+    let kept = kept.map(|&k| (k, Vec::new()));
+    split_answer(j, kept.as_ref(), all_mode, prefixes)
+}
+
+/// What a job answered a request to hand back with: the pieces it kept, and its running
+/// pieces split where they run.
+pub type Kept = (u32, Vec<proto::PieceSplit>);
+
+/// A fake executor's answer to a request to hand back job `j`: half its pieces kept;
+/// with `running` and a job sent with `split`, every piece kept and its splittable ones
+/// split instead, in turn handed back whole, kept in part on one level and on two.
+pub fn split_of(j: &Job, running: bool) -> Kept {
+    let n = pieces_of(j);
+    let Work::Subtrees(w) = &j.work else {
+        return ((n / 2) as u32, Vec::new());
+    };
+    if !(running && w.split) {
+        return ((n / 2) as u32, Vec::new());
+    }
+    let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+    let mut split = Vec::new();
+    let mut k = 0u32;
+    for p in &w.prefixes {
+        let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+        proto::pieces::for_each_piece(p, l, &mut |q| {
+            if proto::pieces::splittable(q.len(), w.depth) {
+                let entered = match k % 3 {
+                    0 => Vec::new(),
+                    1 => vec![2],
+                    _ => vec![3, 1],
+                };
+                split.push(proto::PieceSplit { piece: k, entered });
+            }
+            k += 1;
+        });
+    }
+    (n as u32, split)
+}
+
+/// The answer of a job that kept what `kept` says (all: `None`): only its prefixes with
+/// a part kept, and only the solutions in those parts.
+pub fn split_answer(
+    j: &Job,
+    kept: Option<&Kept>,
+    all_mode: bool,
+    prefixes: &[Vec<Move>],
+) -> JobOutput {
     let out = answer(j, all_mode, prefixes);
-    let (Some(&k), Work::Subtrees(w), JobOutput::Subtrees(rs)) = (kept, &j.work, &out) else {
+    let (Some((k, split)), Work::Subtrees(w), JobOutput::Subtrees(rs)) = (kept, &j.work, &out)
+    else {
         return out;
     };
+    let k = *k;
     let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
     let mut at = 0u32;
     let kept_pieces: Vec<Vec<Vec<Move>>> = (w.prefixes.iter())
@@ -297,8 +346,16 @@ pub fn kept_answer(
             let l = proto::pieces::levels_for(p.len(), w.depth, levels);
             let mut mine = Vec::new();
             proto::pieces::for_each_piece(p, l, &mut |q| {
-                if at < k {
-                    mine.push(q.to_vec());
+                match split.iter().find(|s| s.piece == at) {
+                    _ if at >= k => {}
+                    None => mine.push(q.to_vec()),
+                    Some(s) => {
+                        let _ = proto::pieces::split_parts(q, &s.entered, &mut |part, keep| {
+                            if keep {
+                                mine.push(part.to_vec());
+                            }
+                        });
+                    }
                 }
                 at += 1;
             });

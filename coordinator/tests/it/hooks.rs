@@ -29,6 +29,7 @@ fn cfg() -> Config {
         job_round_trips: 10.0,
         early_start: false,
         piece_levels: 2,
+        split_running: true,
         solves: fake::solves,
         // These tests count the scheduler's own jobs: claims are checked in sim.rs.
         verify: Verify {
@@ -529,23 +530,31 @@ fn a_job_listed_in_every_heartbeat_and_never_answered_is_taken_back() {
 /// kept). Jobs cancelled answer (as a worker's do) once the request is done. Returns the
 /// records, the jobs that handed back, and every job sent.
 fn run_splitting(s: &mut Scheduler, req: RequestId, kill: bool) -> (Vec<Record>, u64, Vec<Job>) {
-    let (records, handed, sent, _) = run_splitting_held(s, req, kill, None);
+    let (records, handed, sent, _, _) = run_splitting_held(s, req, kill, None, false);
     (records, handed, sent)
 }
 
+/// What [`run_splitting_held`] returns: the records, the jobs that handed back, every job
+/// sent, the most one executor held, and each job asked to hand back with its answer.
+type Splitting = (Vec<Record>, u64, Vec<Job>, usize, Vec<(Job, fake::Kept)>);
+
 /// [`run_splitting`] (answering the running jobs in a random order with `rng`), and the
-/// most jobs one executor held at once (sent, not answered or cancelled).
+/// most jobs one executor held at once (sent, not answered or cancelled), and each job
+/// asked to hand back with its answer. With `running_split`, a job sent with `split`
+/// keeps every piece and splits its running ones instead ([`fake::split_of`]).
 fn run_splitting_held(
     s: &mut Scheduler,
     req: RequestId,
     kill: bool,
     mut rng: Option<&mut SplitMix64>,
-) -> (Vec<Record>, u64, Vec<Job>, usize) {
+    running_split: bool,
+) -> Splitting {
     let prefixes = prefixes();
+    let mut answered = Vec::new();
     let mut most = 0usize;
     let mut running: VecDeque<(ExecutorId, Job)> = VecDeque::new();
     let mut cancelled: Vec<(ExecutorId, Job)> = Vec::new();
-    let mut kept: std::collections::BTreeMap<(proto::JobId, u32), u32> = Default::default();
+    let mut kept: std::collections::BTreeMap<(proto::JobId, u32), fake::Kept> = Default::default();
     let (mut records, mut sent, mut handed) = (Vec::new(), Vec::new(), 0u64);
     let mut killed = false;
     for step in 0..100_000u64 {
@@ -568,17 +577,23 @@ fn run_splitting_held(
                     let held = running
                         .iter()
                         .find(|(e, j)| *e == on && j.id == job && j.attempt == attempt);
-                    let k = held.map(|(_, j)| (fake::pieces_of(j) / 2) as u32);
-                    if let Some(k) = k {
-                        kept.insert((job, attempt), k);
-                        handed += u64::from(k > 0);
+                    let answer = held.map(|(_, j)| fake::split_of(j, running_split));
+                    if let (Some(a), Some((_, j))) = (&answer, held) {
+                        kept.insert((job, attempt), a.clone());
+                        handed += u64::from(a.0 > 0);
+                        answered.push((j.clone(), a.clone()));
                     }
+                    let (k, split) = match answer {
+                        Some((k, split)) => (Some(k), split),
+                        None => (None, Vec::new()),
+                    };
                     s.on_handback(
                         on,
                         proto::Handback {
                             job,
                             attempt,
                             kept: k,
+                            split,
                         },
                     );
                 }
@@ -591,10 +606,10 @@ fn run_splitting_held(
                 let k = kept.get(&(job.id, job.attempt));
                 s.on_result(
                     to,
-                    result(&job, Ok(fake::kept_answer(&job, k, false, &prefixes))),
+                    result(&job, Ok(fake::split_answer(&job, k, false, &prefixes))),
                 );
             }
-            return (records, handed, sent, most);
+            return (records, handed, sent, most, answered);
         }
         let next = match rng.as_deref_mut() {
             Some(r) => r.below(running.len() as u64) as usize,
@@ -602,7 +617,7 @@ fn run_splitting_held(
         };
         let (to, job) = running.remove(next).expect("a job to answer");
         let k = kept.get(&(job.id, job.attempt));
-        if kill && !killed && k.is_some_and(|&k| k > 0) {
+        if kill && !killed && k.is_some_and(|k| k.0 > 0) {
             // Its executor dies with it: back to the queue, made again from what it kept.
             killed = true;
             running.retain(|(e, _)| *e != to);
@@ -613,7 +628,7 @@ fn run_splitting_held(
         }
         s.on_result(
             to,
-            result(&job, Ok(fake::kept_answer(&job, k, false, &prefixes))),
+            result(&job, Ok(fake::split_answer(&job, k, false, &prefixes))),
         );
     }
     panic!("did not finish");
@@ -652,6 +667,88 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
     }
 }
 
+/// Executors that, asked to hand back, keep every piece of a job sent with `split` and
+/// split its running pieces where they run (some whole, some in part on one or two
+/// levels), one of them dying after it did: the records are those of a run without
+/// splits, every part handed back is searched once.
+#[test]
+fn running_pieces_split_where_they_run_give_the_records_of_a_run_without_splits() {
+    let p = position_with(14, 12);
+    for max_solutions in [Some(1), None] {
+        let settings = Settings {
+            max_solutions,
+            ..Settings::default()
+        };
+        let (plain, _) = solve(settings.clone(), p, None);
+        for kill in [false, true] {
+            let cfg = Config {
+                jobs_per_slot: 1,
+                ..cfg()
+            };
+            let (mut s, req) = one_position(cfg, settings.clone(), p, None, true);
+            let (records, handed, sent, _, answered) =
+                run_splitting_held(&mut s, req, kill, None, true);
+            assert!(handed > 0, "no job handed back anything");
+            // Every part a running piece handed back went out again as a unit of its
+            // own, once (twice at most where its job's executor died).
+            let mut back: Vec<(proto::JobId, u8, Vec<Move>)> = Vec::new();
+            for (j, (_, split)) in &answered {
+                let Work::Subtrees(w) = &j.work else { continue };
+                assert!(
+                    w.split || split.is_empty(),
+                    "a job sent without split split"
+                );
+                let mut pieces = Vec::new();
+                let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+                for p in &w.prefixes {
+                    let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+                    proto::pieces::for_each_piece(p, l, &mut |q| pieces.push(q.to_vec()));
+                }
+                for e in split {
+                    let piece = &pieces[e.piece as usize];
+                    proto::pieces::split_parts(piece, &e.entered, &mut |part, keep| {
+                        if !keep {
+                            back.push((j.id, w.depth, part.to_vec()));
+                        }
+                    })
+                    .expect("fits");
+                }
+            }
+            assert!(back.len() > 100, "{} parts handed back", back.len());
+            let units: Vec<(proto::JobId, u8, &Vec<Move>)> = (sent.iter())
+                .filter_map(|j| match &j.work {
+                    Work::Subtrees(w) => Some(w.prefixes.iter().map(|p| (j.id, w.depth, p))),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let ended_early = max_solutions.is_some();
+            for (from, depth, part) in &back {
+                let again = |u: &&(proto::JobId, u8, &Vec<Move>)| {
+                    u.0 != *from && u.1 == *depth && u.2 == part
+                };
+                let times = units.iter().filter(again).count();
+                assert!(
+                    times <= 1 + usize::from(kill),
+                    "{part:?} sent {times} times"
+                );
+                assert!(
+                    times >= 1 || ended_early,
+                    "{part:?} handed back, never sent again"
+                );
+            }
+            assert_eq!(s.counters().rejected_results, 0);
+            assert_eq!(records.len(), 1);
+            let (a, b) = (solved(&records[0]), solved(&plain));
+            assert_eq!(
+                (&a.solutions, a.optimal, a.depth_exhausted, a.stop),
+                (&b.solutions, b.optimal, b.depth_exhausted, b.stop),
+                "max {max_solutions:?}, kill {kill}"
+            );
+        }
+    }
+}
+
 /// Executors whose threads share their jobs, with depths started early: a job of the
 /// depth being proved goes to an executor with no room when that executor runs deeper
 /// jobs (its threads leave them for it), queued jobs of an early depth are cut again when
@@ -681,7 +778,8 @@ fn sharing_executors_take_a_shallower_job_past_their_deeper_ones() {
                     s.set_shares(e, shares);
                 }
                 let mut rng = SplitMix64::new(seed);
-                let (records, _, _, most) = run_splitting_held(&mut s, req, false, Some(&mut rng));
+                let (records, _, _, most, _) =
+                    run_splitting_held(&mut s, req, false, Some(&mut rng), false);
                 assert_eq!(records.len(), 1);
                 let (a, b) = (solved(&records[0]), solved(&plain));
                 assert_eq!(
@@ -736,6 +834,7 @@ fn hand_backs_are_not_counted_as_results() {
             job: late.id,
             attempt: late.attempt,
             kept: Some(0),
+            split: Vec::new(),
         },
     );
     let d = s.counters();

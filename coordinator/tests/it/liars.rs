@@ -139,6 +139,7 @@ fn run(
         job_round_trips: 0.0,
         early_start: rng.below(2) == 0,
         piece_levels: 2,
+        split_running: true,
         solves: fake::solves,
         verify: Verify {
             mode,
@@ -224,6 +225,7 @@ fn run(
                         job,
                         attempt,
                         kept: k,
+                        split: Vec::new(),
                     };
                     driver.handle(Event::Executor(ExecutorEvent::Handback(to, h)), now);
                 }

@@ -157,6 +157,7 @@ fn scenario(seed: u64) -> Scenario {
         // each seed's faults stay what they were; the fake searches' few nodes seldom
         // call for more than one).
         piece_levels: 2 + (job_nodes % 2) as u8,
+        split_running: true,
         solves: fake::solves,
         // Claims checked as by default, seeded by the scenario (no draw of its own).
         verify: Verify {
@@ -773,7 +774,12 @@ fn answer_splits(
                 })
         });
         f.splits += 1;
-        let h = proto::Handback { job, attempt, kept };
+        let h = proto::Handback {
+            job,
+            attempt,
+            kept,
+            split: Vec::new(),
+        };
         driver.handle(Event::Executor(ExecutorEvent::Handback(to, h)), now);
     }
 }

@@ -7,7 +7,7 @@ use super::fields::{
 };
 use super::DecodeError;
 use crate::job::{BatchItem, Job, JobId, Settings, SubtreeWork, Work};
-use crate::pieces::Handback;
+use crate::pieces::{Handback, PieceSplit};
 use crate::wire as w;
 
 fn pieces_from(v: u32) -> Result<u8, DecodeError> {
@@ -27,17 +27,48 @@ impl From<&Handback> for w::Handback {
             job: h.job.0,
             attempt: h.attempt,
             kept: h.kept,
+            split: (h.split.iter())
+                .map(|s| w::PieceSplit {
+                    piece: s.piece,
+                    entered: s.entered.clone(),
+                })
+                .collect(),
         }
     }
 }
 
-impl From<w::Handback> for Handback {
-    fn from(h: w::Handback) -> Self {
-        Handback {
+impl TryFrom<w::Handback> for Handback {
+    type Error = DecodeError;
+    /// Refuses more split entries than a job has pieces; whether each names a kept piece
+    /// and a count within its extensions is the coordinator's to check (it knows the job).
+    fn try_from(h: w::Handback) -> Result<Self, DecodeError> {
+        let max = crate::pieces::MAX_JOB_PIECES;
+        if h.split.len() > max {
+            return Err(DecodeError::OutOfRange {
+                field: "handback.split",
+                value: h.split.len() as u64,
+                max: max as u64,
+            });
+        }
+        let levels = crate::pieces::SPLIT_LEVELS;
+        if let Some(s) = h.split.iter().find(|s| s.entered.len() > levels) {
+            return Err(DecodeError::OutOfRange {
+                field: "handback.split.entered",
+                value: s.entered.len() as u64,
+                max: levels as u64,
+            });
+        }
+        Ok(Handback {
             job: JobId(h.job),
             attempt: h.attempt,
             kept: h.kept,
-        }
+            split: (h.split.into_iter())
+                .map(|s| PieceSplit {
+                    piece: s.piece,
+                    entered: s.entered,
+                })
+                .collect(),
+        })
     }
 }
 
@@ -90,6 +121,7 @@ impl From<&Job> for w::Job {
                 max_solutions: s.max_solutions,
                 time_limit_ms: s.time_limit_ms,
                 pieces: s.pieces.into(),
+                split: s.split,
             }),
         };
         w::Job {
@@ -128,6 +160,7 @@ impl TryFrom<w::Job> for Job {
                 max_solutions: s.max_solutions,
                 time_limit_ms: s.time_limit_ms,
                 pieces: pieces_from(s.pieces)?,
+                split: s.split,
             }),
         };
         Ok(Job {

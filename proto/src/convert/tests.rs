@@ -109,10 +109,10 @@ fn job() -> impl Strategy<Value = Job> {
         proptest::collection::vec(moves(), 0..6),
         proptest::option::of(any::<u32>()),
         proptest::option::of(any::<u64>()),
-        0..=crate::pieces::MAX_PIECE_LEVELS,
+        (0..=crate::pieces::MAX_PIECE_LEVELS, any::<bool>()),
     )
         .prop_map(
-            |(position, depth, prefixes, max_solutions, time_limit_ms, pieces)| {
+            |(position, depth, prefixes, max_solutions, time_limit_ms, (pieces, split))| {
                 Work::Subtrees(SubtreeWork {
                     position,
                     depth,
@@ -120,6 +120,7 @@ fn job() -> impl Strategy<Value = Job> {
                     max_solutions,
                     time_limit_ms,
                     pieces,
+                    split,
                 })
             },
         );
@@ -454,13 +455,53 @@ fn a_subtree_job_of_too_many_piece_levels_is_refused() {
 
 #[test]
 fn a_handback_crosses_the_wire() {
+    let split = vec![
+        crate::pieces::PieceSplit {
+            piece: 3,
+            entered: vec![],
+        },
+        crate::pieces::PieceSplit {
+            piece: 5,
+            entered: vec![14, 2, 9],
+        },
+    ];
     for kept in [None, Some(0), Some(7), Some(u32::MAX)] {
-        let h = crate::Handback {
-            job: JobId(9),
-            attempt: 2,
-            kept,
-        };
-        assert_eq!(crate::Handback::from(w::Handback::from(&h)), h);
+        for split in [Vec::new(), split.clone()] {
+            let h = crate::Handback {
+                job: JobId(9),
+                attempt: 2,
+                kept,
+                split,
+            };
+            let back = crate::Handback::try_from(w::Handback::from(&h));
+            assert_eq!(back.ok(), Some(h));
+        }
+    }
+    // More entries than a job can have pieces is refused, not allocated for.
+    let flood = w::Handback {
+        job: 9,
+        attempt: 2,
+        kept: Some(1),
+        split: vec![w::PieceSplit::default(); crate::pieces::MAX_JOB_PIECES + 1],
+    };
+    match crate::Handback::try_from(flood) {
+        Err(DecodeError::OutOfRange { field, .. }) => assert_eq!(field, "handback.split"),
+        other => panic!("{other:?}"),
+    }
+    let deep = w::Handback {
+        job: 9,
+        attempt: 2,
+        kept: Some(1),
+        split: vec![w::PieceSplit {
+            piece: 0,
+            entered: vec![1; crate::pieces::SPLIT_LEVELS + 1],
+        }],
+    };
+    match crate::Handback::try_from(deep) {
+        Err(DecodeError::OutOfRange { field, .. }) => {
+            assert_eq!(field, "handback.split.entered")
+        }
+        other => panic!("{other:?}"),
     }
 }
 

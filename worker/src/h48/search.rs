@@ -58,6 +58,7 @@
 //! - `estimate`: a child's estimates, resolved one memory step at a time, and the child;
 //! - `expand`: a node's expansion into its children;
 //! - `frame`: one level of the explicit stack;
+//! - `gate`: a piece split where it runs (its first levels' moves, frozen by a hand-back);
 //! - `path`: the node's path and what the search found so far;
 //! - `tests`: the module's tests.
 
@@ -65,9 +66,11 @@ mod ahead;
 mod estimate;
 mod expand;
 mod frame;
+mod gate;
 mod lookup;
 mod path;
 
+pub use self::gate::Gate;
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
 
 use self::ahead::{Root, Task, AHEAD};
@@ -76,6 +79,7 @@ use self::expand::expand;
 use self::frame::{Frame, ALL_KIDS, EMPTY_FRAME};
 use self::path::Path;
 use crate::StopToken;
+use proto::pieces::SPLIT_LEVELS;
 use proto::Stop;
 use tables::canonical::{allowed_after, is_canonical, AFTER, START};
 use tables::moves::MOVE_CUBES;
@@ -172,6 +176,9 @@ struct Lane<'a> {
     top: usize,
     /// The task's id (given by the caller).
     id: usize,
+    /// The task's gate: its first [`SPLIT_LEVELS`] levels take their front moves in move
+    /// order, each entered through it (`None`: each node takes the side with fewer moves).
+    gate: Option<&'a Gate>,
 }
 
 /// Finds up to `max_solutions` canonical solutions of exactly `depth` moves of `cube`
@@ -227,6 +234,28 @@ pub fn search_lanes<'t, L: Lookup>(
     admit: &mut dyn FnMut(usize) -> bool,
     done: &mut dyn FnMut(usize, Found),
 ) {
+    let mut gated = || next().map(|(id, prefix, max)| (id, prefix, max, None));
+    search_lanes_gated(p, cube, depth, lanes, stop, &mut gated, admit, done)
+}
+
+/// A task of [`search_lanes_gated`]: id, prefix, most solutions, gate (if split).
+pub type GatedTask<'t> = (usize, &'t [Move], usize, Option<&'t Gate>);
+
+/// [`search_lanes`], each task with its [`Gate`] where it has one: such a task's first
+/// [`SPLIT_LEVELS`] levels take their front moves in move order, each entered through
+/// the gate, and the search of the task ends once the gate refuses (a hand-back froze
+/// it: the moves not entered are searched elsewhere).
+#[allow(clippy::too_many_arguments)]
+pub fn search_lanes_gated<'t, L: Lookup>(
+    p: &Pruner<L>,
+    cube: &Cube,
+    depth: u8,
+    lanes: usize,
+    stop: &StopToken,
+    next: &mut dyn FnMut() -> Option<GatedTask<'t>>,
+    admit: &mut dyn FnMut(usize) -> bool,
+    done: &mut dyn FnMut(usize, Found),
+) {
     let lanes = lanes.max(1);
     // Lanes are made once and reused: each holds a stack of some 60 kB.
     let mut pool: Vec<Lane<'_>> = Vec::with_capacity(lanes);
@@ -246,11 +275,12 @@ pub fn search_lanes<'t, L: Lookup>(
         while more && running < lanes {
             while source && queued < AHEAD {
                 match next() {
-                    Some((id, prefix, max_solutions)) => {
+                    Some((id, prefix, max_solutions, gate)) => {
                         ahead[(head + queued) % AHEAD] = Some(Task {
                             id,
                             prefix,
                             max_solutions,
+                            gate,
                             root: Root::prefetched(p, cube, prefix, depth),
                         });
                         queued += 1;
@@ -268,6 +298,7 @@ pub fn search_lanes<'t, L: Lookup>(
                 id,
                 prefix,
                 max_solutions,
+                gate,
                 root,
             } = task;
             if !admit(id) {
@@ -279,7 +310,7 @@ pub fn search_lanes<'t, L: Lookup>(
                 pool.push(Lane::new(cube, stop));
             }
             let lane = &mut pool[running];
-            lane.reset(id, max_solutions);
+            lane.reset(id, max_solutions, gate);
             if lane.start(p, prefix, depth, root.as_ref()) {
                 running += 1;
             } else {
@@ -336,11 +367,12 @@ impl<'a> Lane<'a> {
             frames: vec![EMPTY_FRAME; MAX_DEPTH + 1].into_boxed_slice(),
             top: 0,
             id: 0,
+            gate: None,
         }
     }
 
-    /// Makes the lane ready for task `id`.
-    fn reset(&mut self, id: usize, max_solutions: usize) {
+    /// Makes the lane ready for task `id` (with its gate, if any).
+    fn reset(&mut self, id: usize, max_solutions: usize, gate: Option<&'a Gate>) {
         let st = &mut self.path;
         st.nf = 0;
         st.nb = 0;
@@ -354,6 +386,7 @@ impl<'a> Lane<'a> {
         st.invalid = 0;
         self.top = 0;
         self.id = id;
+        self.gate = gate;
     }
 
     /// Sets up the root of the task (`root`: made ahead by [`Root::prefetched`] for this
@@ -418,6 +451,7 @@ impl<'a> Lane<'a> {
             mf,
             PRECEDE[START],
             0,
+            self.gate.is_some(),
             &mut burst,
         );
         burst.issue(p);
@@ -448,6 +482,7 @@ impl<'a> Lane<'a> {
     /// [`Lane::step`], the prefetches added to `burst` for the caller to issue.
     #[inline(always)]
     fn advance<L: Lookup>(&mut self, p: &Pruner<L>, burst: &mut Burst) -> bool {
+        let gate = self.gate;
         let st = &mut self.path;
         while self.top > 0 {
             if st.stopped {
@@ -514,6 +549,16 @@ impl<'a> Lane<'a> {
             f.next += 1;
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.children[kj].assume_init_mut() };
+            if let (true, Some(g)) = (t < SPLIT_LEVELS, gate) {
+                // A (front) move on a gated task's first levels, entered in move order;
+                // once the gate refuses, the rest of the task was handed back.
+                let last = st.nf.checked_sub(1).map(|i| st.front[i]);
+                let c = (allowed_after(last) & ((1u32 << k.m.index()) - 1)).count_ones();
+                if !g.enter(t, c) {
+                    f.next = f.nl;
+                    continue;
+                }
+            }
             // Both estimates are known and within the bound (resolved above).
             let (hn2, hi2) = k.values(&f.shared[k.face as usize]);
             let n2 = child_normal(&f.pn, k.m, k.back);
@@ -539,6 +584,7 @@ impl<'a> Lane<'a> {
                 mf,
                 mb,
                 via,
+                gate.is_some() && t + 1 < SPLIT_LEVELS,
                 burst,
             );
             self.top = t + 2;

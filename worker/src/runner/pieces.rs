@@ -1,6 +1,7 @@
 //! A subtree job's pieces ([`proto::pieces`]) and the one counter they are claimed from.
 
-use proto::SubtreeWork;
+use crate::h48::search::Gate;
+use proto::{PieceSplit, SubtreeWork};
 use std::sync::atomic::{AtomicU32, Ordering};
 use tables::Move;
 
@@ -19,6 +20,9 @@ pub struct PieceCursor {
     claimed: AtomicU32,
     /// No piece from this one on is claimed (`u32::MAX`: any may).
     limit: u32,
+    /// In a job sent with `split`, each piece's [`Gate`] (split where it runs, or not:
+    /// [`proto::pieces::splittable`]); empty otherwise.
+    gates: Box<[Gate]>,
 }
 
 impl Default for PieceCursor {
@@ -26,6 +30,7 @@ impl Default for PieceCursor {
         PieceCursor {
             claimed: AtomicU32::new(0),
             limit: u32::MAX,
+            gates: Box::new([]),
         }
     }
 }
@@ -38,9 +43,66 @@ impl PieceCursor {
     /// once it had claimed them (a replay of a split, for tests).
     pub fn handing_back_from(k: u32) -> PieceCursor {
         PieceCursor {
-            claimed: AtomicU32::new(0),
             limit: k,
+            ..PieceCursor::default()
         }
+    }
+
+    /// The cursor of `work`'s pieces: with a gate for each where it is sent with `split`
+    /// (see [`proto::pieces`]), so that a hand-back can take what a running piece has not
+    /// entered.
+    pub fn for_work(work: &SubtreeWork) -> PieceCursor {
+        if !work.split {
+            return PieceCursor::default();
+        }
+        let levels = proto::pieces::job_levels(&work.prefixes, work.depth, work.pieces);
+        let mut gates = Vec::new();
+        for p in &work.prefixes {
+            let l = proto::pieces::levels_for(p.len(), work.depth, levels);
+            let n = proto::pieces::count(p, l);
+            let split = proto::pieces::splittable(p.len() + usize::from(l), work.depth);
+            gates.extend((0..n).map(|_| Gate::new(split)));
+        }
+        PieceCursor {
+            gates: gates.into_boxed_slice(),
+            ..PieceCursor::default()
+        }
+    }
+
+    /// Piece `k`'s gate, where it is split where it runs.
+    pub(super) fn gate(&self, k: usize) -> Option<&Gate> {
+        self.gates.get(k).filter(|g| g.splits())
+    }
+
+    /// Piece `k`'s search ended (nothing of it is left to hand back).
+    pub(super) fn ended(&self, k: usize) {
+        if let Some(g) = self.gates.get(k) {
+            g.end();
+        }
+    }
+
+    /// [`PieceCursor::hand_back`], and in a job sent with `split` whose pieces were all
+    /// claimed, the pieces that also hand back what their search has not entered (each
+    /// frozen: see [`Gate`]), in piece order: a piece taken ahead of its start whole, a
+    /// running one from the move its search is in on each split level. Where pieces were
+    /// left unclaimed, those go back and the claimed ones are searched whole (fewer,
+    /// bigger units: a split of running pieces is for a job's end). The same answer
+    /// again when asked again.
+    pub fn hand_back_split(&self) -> (u32, Vec<PieceSplit>) {
+        let kept = self.hand_back();
+        if (kept as usize) < self.gates.len() {
+            return (kept, Vec::new());
+        }
+        let upto = (kept as usize).min(self.gates.len());
+        let split = (self.gates[..upto].iter().enumerate())
+            .filter_map(|(k, g)| {
+                Some(PieceSplit {
+                    piece: u32::try_from(k).ok()?,
+                    entered: g.freeze()?,
+                })
+            })
+            .collect();
+        (kept, split)
     }
 
     /// Stops the job from claiming pieces: how many it has claimed (the same answer

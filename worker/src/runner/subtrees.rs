@@ -192,7 +192,7 @@ impl SubtreeSearch<'_> {
             }
             let k = self.cursor.claim(pieces.len())?;
             let (piece, _) = pieces.get(k)?;
-            Some((k, piece, want - found))
+            Some((k, piece, want - found, self.cursor.gate(k)))
         };
         let mut admit = |k: usize| {
             if self.stop.is_cancelled() {
@@ -202,6 +202,7 @@ impl SubtreeSearch<'_> {
             true
         };
         let mut done = |k: usize, out: SearchOutcome| {
+            self.cursor.ended(k);
             let Some((piece, owner)) = pieces.get(k) else {
                 return;
             };
@@ -245,7 +246,7 @@ impl SubtreeSearch<'_> {
             tally.searched += 1;
         };
         match self.solver {
-            Searcher::H48(solver) => solver.search_lanes(
+            Searcher::H48(solver) => solver.search_lanes_gated(
                 position.cube(),
                 self.work.depth,
                 LANES,
@@ -256,14 +257,17 @@ impl SubtreeSearch<'_> {
             ),
             // One piece at a time: a hollow thread is held, not searching.
             Searcher::Hollow(h) => {
-                let rate = h.search().rate();
                 let none = HollowPiece::default();
-                while let Some((k, _, room)) = next() {
+                let depth = self.work.depth;
+                while let Some((k, _, room, gate)) = next() {
                     if !admit(k) {
                         break;
                     }
                     let told = self.plan.told.get(k).unwrap_or(&none);
-                    done(k, search_piece(told, rate, room, self.stop));
+                    done(
+                        k,
+                        search_piece(h.search(), depth, told, room, self.stop, gate),
+                    );
                 }
                 crate::hollow::settle(self.stop);
             }

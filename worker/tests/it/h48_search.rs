@@ -88,6 +88,7 @@ fn solve_by_subtrees(solver: &H48Solver, c: &Cube) -> (Vec<Move>, Option<u8>) {
                     max_solutions: Some(1),
                     time_limit_ms: None,
                     pieces: 0,
+                    split: false,
                 }),
             });
         }
@@ -446,6 +447,86 @@ fn h48_interleaved_lanes_give_each_task_what_a_lone_search_gives() {
         assert!(sols > 0);
         assert_eq!(sols, whole.solutions.len());
     }
+}
+
+/// A piece split where it runs (`search_lanes_gated`) loses no solution and finds none
+/// twice: ungated or gated, the search finds the same; and wherever its gate is frozen,
+/// what it kept and the parts handed back ([`proto::pieces::split_parts`]), searched on
+/// their own, find every solution exactly once. The freeze comes when a second task
+/// interleaved on the thread ends, so each size of that task freezes at another place.
+#[test]
+fn h48_a_piece_split_where_it_runs_loses_and_repeats_no_solution() {
+    let solver = h48_common::h0k4();
+    let c = cube("R U R' U' F2 D L' B D2 R' F U'");
+    let none = StopToken::new();
+    let first = solve_first(solver, &c).solutions[0].clone();
+    let d = first.len() as u8;
+    let piece = first[..1].to_vec();
+    let whole: BTreeSet<Vec<Move>> = (solver.search(&c, &piece, d, usize::MAX, &none).solutions)
+        .into_iter()
+        .collect();
+    assert!(!whole.is_empty());
+    let mut split_in_part = 0;
+    let stoppers: Vec<Vec<Move>> = ["U", "F", "U R", "F U", "U R F", "D2 L", "B"]
+        .iter()
+        .map(|s| parse_moves(s).unwrap())
+        .chain([Vec::new()])
+        .collect();
+    for stopper in &stoppers {
+        let gate = worker::h48::search::Gate::new(true);
+        let mut tasks = vec![
+            (0, &piece[..], usize::MAX, Some(&gate)),
+            (1, &stopper[..], usize::MAX, None),
+        ]
+        .into_iter();
+        let mut kept = Vec::new();
+        let mut frozen = None;
+        solver.search_lanes_gated(
+            &c,
+            d,
+            2,
+            &none,
+            &mut || tasks.next(),
+            &mut |_| true,
+            &mut |i, out| match i {
+                0 => {
+                    kept = out.solutions;
+                    gate.end();
+                }
+                _ => frozen = Some(gate.freeze()),
+            },
+        );
+        let mut found = kept.clone();
+        match frozen.flatten() {
+            // It ended before the freeze: all of it was searched here.
+            None => assert_eq!(kept.iter().cloned().collect::<BTreeSet<_>>(), whole),
+            Some(path) => {
+                let mut parts = Vec::new();
+                proto::pieces::split_parts(&piece, &path, &mut |p, k| parts.push((p.to_vec(), k)))
+                    .expect("a frozen gate's path fits its piece");
+                for s in &kept {
+                    assert!(
+                        parts.iter().any(|(p, k)| *k && s.starts_with(p)),
+                        "{s:?} kept outside {path:?}"
+                    );
+                }
+                for (p, _) in parts.iter().filter(|(_, k)| !k) {
+                    found.extend(solver.search(&c, p, d, usize::MAX, &none).solutions);
+                }
+                let (k, b) = (parts.iter().filter(|(_, k)| *k).count(), parts.len());
+                split_in_part += usize::from(k > 0 && k < b);
+            }
+        }
+        assert_solves(&c, &found);
+        let set: BTreeSet<Vec<Move>> = found.iter().cloned().collect();
+        assert_eq!(
+            set.len(),
+            found.len(),
+            "a solution found twice (stopper {stopper:?})"
+        );
+        assert_eq!(set, whole, "stopper {stopper:?}");
+    }
+    assert!(split_in_part > 0, "no stopper froze the piece part way");
 }
 
 #[test]

@@ -93,6 +93,7 @@ pub(crate) fn subtree_work(p: Position, depth: u8, prefixes: Vec<Vec<Move>>) -> 
         max_solutions: None,
         time_limit_ms: None,
         pieces: 0,
+        split: false,
     }
 }
 
@@ -731,9 +732,9 @@ fn executor_split_of_a_queued_job_hands_back_everything() {
         ..subtree_work(hard, 20, sequences(1))
     };
     exec.submit(subtrees(2, queued));
-    assert_eq!(exec.split(JobId(2), 1), Some(0));
+    assert_eq!(exec.split(JobId(2), 1), Some((0, Vec::new())));
     // Asked again: the same answer.
-    assert_eq!(exec.split(JobId(2), 1), Some(0));
+    assert_eq!(exec.split(JobId(2), 1), Some((0, Vec::new())));
     assert_eq!(exec.split(JobId(2), 2), None, "another attempt is not held");
     assert_eq!(exec.split(JobId(9), 1), None, "never sent");
     exec.cancel(JobId(1));
@@ -921,7 +922,10 @@ fn executor_a_split_stops_every_thread_of_a_shared_job_at_one_piece() {
         let job = subtrees(id, work.clone());
         ex.submit(job.clone());
         let k = if joined(&events, JobId(id)) {
-            ex.split(JobId(id), 1)
+            ex.split(JobId(id), 1).map(|(k, split)| {
+                assert!(split.is_empty(), "a job sent without split splits no piece");
+                k
+            })
         } else {
             None
         };

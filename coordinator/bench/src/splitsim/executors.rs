@@ -129,6 +129,7 @@ mod tests {
                 max_solutions: None,
                 time_limit_ms: None,
                 pieces: 1,
+                split: false,
             }),
         };
         let run = JobRun {
@@ -140,13 +141,50 @@ mod tests {
                     owner: 0,
                     nodes,
                     solutions: Vec::new(),
+                    moves: Vec::new(),
                 })
                 .collect(),
             runs: pieces.len(),
             want: usize::MAX,
             shape: (1, 4, 1),
+            split: false,
         };
         (job, run)
+    }
+
+    /// [`job_of`] sent with `split`, its pieces the one-move prefixes `U`, `U2`, ….
+    fn split_job_of(id: u64, depth: u8, pieces: &[u64]) -> (Job, JobRun) {
+        let (job, mut run) = job_of(id, depth, pieces);
+        run.split = true;
+        for (p, m) in run.pieces.iter_mut().zip(tables::Move::ALL) {
+            p.moves = vec![m];
+        }
+        (job, run)
+    }
+
+    use super::super::recorded::Costs;
+
+    /// Each one-move extension's nodes: equal shares of 1,350 a one-move piece.
+    struct EqualKids;
+
+    impl Costs for EqualKids {
+        fn children(&mut self, _: u8, moves: &[tables::Move], nodes: u64) -> Vec<u64> {
+            let n = u64::from(proto::pieces::children(moves.last().copied()));
+            (0..n)
+                .map(|i| nodes * (i + 1) / n - nodes * i / n)
+                .collect()
+        }
+
+        fn cost(&mut self, depth: u8, moves: &[tables::Move]) -> u64 {
+            let (mut at, mut nodes) = (vec![moves[0]], 1_350);
+            for &m in &moves[1..] {
+                let kids = self.children(depth, &at, nodes);
+                let i = proto::pieces::child_index(at.last().copied(), m).unwrap_or(0);
+                nodes = kids[i as usize];
+                at.push(m);
+            }
+            nodes
+        }
     }
 
     /// One executor of `threads` threads; its events, run in time order, with every job
@@ -232,13 +270,47 @@ mod tests {
         w.arrive(job_of(1, 14, &[100; 20]));
         w.run_to(50);
         // Pieces 0 and 1 run; the six each thread took ahead are kept.
-        let h = w.slots.split(E, 1, 1, 50);
+        let h = w.slots.split(E, 1, 1, 50, &mut EqualKids);
         assert_eq!(h.kept, Some(14));
+        assert!(h.split.is_empty(), "not sent with split");
         for (at, ev) in w.slots.take_due() {
             w.events.push(at, ev);
         }
         w.run_to(10_000);
         assert_eq!(w.ended, vec![(1, 0, 700, 1_400)]);
+    }
+
+    #[test]
+    fn a_job_with_every_piece_taken_hands_back_what_its_running_pieces_have_not_entered() {
+        let mut w = World::new(2, true);
+        w.arrive(split_job_of(1, 14, &[1_350, 1_350]));
+        w.run_to(50);
+        // Both pieces run, 50 nodes in: each keeps the part its search is in on each of
+        // the three levels (1,350 nodes: 90 an extension, 6 a second-level one, …).
+        let h = w.slots.split(E, 1, 1, 50, &mut EqualKids);
+        assert_eq!(h.kept, Some(2));
+        let paths: Vec<(u32, Vec<u32>)> = h
+            .split
+            .iter()
+            .map(|s| (s.piece, s.entered.clone()))
+            .collect();
+        assert_eq!(paths.len(), 2);
+        for (k, (piece, path)) in paths.iter().enumerate() {
+            assert_eq!(*piece as usize, k);
+            assert_eq!(path.len(), proto::pieces::SPLIT_LEVELS, "{path:?}");
+            assert_eq!(path[0], 1, "still in the first extension");
+        }
+        for (at, ev) in w.slots.take_due() {
+            w.events.push(at, ev);
+        }
+        w.run_to(10_000);
+        let [(id, start, end, nodes)] = w.ended[..] else {
+            panic!("{:?}", w.ended)
+        };
+        assert_eq!((id, start), (1, 0));
+        // Each thread ends the third-level part it was in, not its 1,350-node piece.
+        assert!((50..60).contains(&end), "ended at {end}");
+        assert!((100..120).contains(&nodes), "{nodes} nodes");
     }
 
     #[test]

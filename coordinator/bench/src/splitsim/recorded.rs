@@ -90,6 +90,9 @@ pub(crate) struct JobRun {
     pub want: usize,
     /// Its units, the longest unit's moves and its piece levels (0s: a shallow job).
     pub shape: (u32, u8, u8),
+    /// It was sent with `split`: a hand-back can take what a running piece has not
+    /// entered (the pieces split where they run have their moves).
+    pub split: bool,
 }
 
 /// One piece of a subtree job.
@@ -101,6 +104,9 @@ pub(crate) struct Piece {
     pub nodes: u64,
     /// The optimal depth's solutions in it.
     pub solutions: Vec<Vec<Move>>,
+    /// Its moves, where its job was sent with `split` and it is split where it runs
+    /// ([`proto::pieces::splittable`]; empty otherwise).
+    pub moves: Vec<Move>,
 }
 
 impl JobRun {
@@ -110,6 +116,25 @@ impl JobRun {
             self.runs = kept;
             self.nodes = self.pieces[..kept].iter().map(|p| p.nodes).sum();
         }
+    }
+
+    /// Piece `k` keeps only the parts its search entered (`entered`, as a
+    /// [`proto::PieceSplit`] says), which hold `nodes`: its solutions are theirs.
+    pub fn keep_entered(&mut self, k: usize, entered: &[u32], nodes: u64) {
+        let Some(p) = self.pieces.get_mut(k) else {
+            return;
+        };
+        let mut kept: Vec<Vec<Move>> = Vec::new();
+        let _ = proto::pieces::split_parts(&p.moves, entered, &mut |q, keep| {
+            if keep {
+                kept.push(q.to_vec());
+            }
+        });
+        p.solutions
+            .retain(|s| kept.iter().any(|q| s.starts_with(q)));
+        p.nodes = nodes;
+        p.moves.clear();
+        self.nodes = self.pieces[..self.runs].iter().map(|p| p.nodes).sum();
     }
 
     /// What it reports, and whether it holds an optimal solution.
@@ -148,6 +173,51 @@ impl JobRun {
         }
         (JobOutput::Subtrees(out), found > 0)
     }
+}
+
+/// What the parts of a piece split where it runs cost (the replay's one mapping,
+/// [`Recorded`], and test stand-ins).
+pub trait Costs {
+    /// The nodes of each one-move extension of a piece (its depth, moves and nodes), in
+    /// move order, adding up to its nodes.
+    fn children(&mut self, depth: u8, moves: &[Move], nodes: u64) -> Vec<u64>;
+    /// The nodes of `moves`' subtree at `depth` as a unit of a job of its own.
+    fn cost(&mut self, depth: u8, moves: &[Move]) -> u64;
+}
+
+impl Costs for Recorded<'_> {
+    fn children(&mut self, depth: u8, moves: &[Move], nodes: u64) -> Vec<u64> {
+        // The depth's counts were had for the piece itself: no error is left to meet.
+        Recorded::children(self, depth, moves, nodes).unwrap_or_default()
+    }
+
+    fn cost(&mut self, depth: u8, moves: &[Move]) -> u64 {
+        Recorded::cost(self, depth, moves).unwrap_or(0)
+    }
+}
+
+/// `total` split in proportion to `weights` (in equal parts where they are all 0),
+/// rounded so that the parts add up to it.
+fn shares(total: u64, weights: &[u64]) -> Vec<u64> {
+    let sum: u128 = weights.iter().map(|&x| u128::from(x)).sum();
+    let denom = match sum {
+        0 => weights.len() as u128,
+        _ => sum,
+    };
+    let mut cum = 0u128;
+    let mut given = 0u64;
+    (weights.iter())
+        .map(|&w| {
+            cum += match sum {
+                0 => 1,
+                _ => u128::from(w),
+            };
+            let upto = (u128::from(total) * cum / denom.max(1)) as u64;
+            let share = upto - given;
+            given = upto;
+            share
+        })
+        .collect()
 }
 
 /// The trace as job costs and outputs.
@@ -203,6 +273,7 @@ impl<'t> Recorded<'t> {
                     runs: 0,
                     want: 0,
                     shape: (0, 0, 0),
+                    split: false,
                     batch: Some(JobOutput::Batch(vec![Ok(shallow_result(h, line))])),
                 });
             }
@@ -226,22 +297,8 @@ impl<'t> Recorded<'t> {
             for q in &moves {
                 weights.push(self.cost(w.depth, q)?);
             }
-            let total: u128 = weights.iter().map(|&x| u128::from(x)).sum();
-            let mut cum = 0u128;
-            let mut given = 0u64;
-            for (q, &wq) in moves.iter().zip(&weights) {
-                cum += match total {
-                    0 => 1,
-                    _ => u128::from(wq),
-                };
-                let denom = if total == 0 {
-                    moves.len() as u128
-                } else {
-                    total
-                };
-                let upto = (u128::from(unit) * cum / denom.max(1)) as u64;
-                let share = upto - given;
-                given = upto;
+            let shares = shares(unit, &weights);
+            for (q, share) in moves.iter().zip(shares) {
                 let sols: Vec<Vec<Move>> = match w.depth == self.optimal {
                     // Sorted: the solutions that begin with `q` are one run from its place.
                     true => {
@@ -254,10 +311,12 @@ impl<'t> Recorded<'t> {
                     }
                     false => Vec::new(),
                 };
+                let split = w.split && proto::pieces::splittable(q.len(), w.depth);
                 pieces.push(Piece {
                     owner: i as u32,
                     nodes: share,
                     solutions: sols,
+                    moves: if split { q.clone() } else { Vec::new() },
                 });
             }
         }
@@ -284,7 +343,30 @@ impl<'t> Recorded<'t> {
                 w.prefixes.iter().map(Vec::len).max().unwrap_or(0) as u8,
                 levels,
             ),
+            split: w.split,
         })
+    }
+
+    /// The nodes of each one-move extension of `piece` (in move order) at `depth`, given
+    /// the piece's: split as their own counts split them.
+    pub fn children(
+        &mut self,
+        depth: u8,
+        piece: &[Move],
+        nodes: u64,
+    ) -> Result<Vec<u64>, TraceError> {
+        let last = piece.last().copied();
+        let mut kid = piece.to_vec();
+        let mut weights = Vec::new();
+        for c in 0..proto::pieces::children(last) {
+            let Some(m) = proto::pieces::child_move(last, c) else {
+                break;
+            };
+            kid.push(m);
+            weights.push(self.cost(depth, &kid)?);
+            kid.pop();
+        }
+        Ok(shares(nodes, &weights))
     }
 
     /// The nodes of `prefix`'s subtree at `depth`.

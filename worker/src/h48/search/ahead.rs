@@ -4,6 +4,7 @@
 //! [`search_lanes`]: super::search_lanes
 
 use super::lookup::{Lookup, Probe, Pruner};
+use super::Gate;
 use super::MAX_DEPTH;
 use tables::{Cube, Move};
 
@@ -23,6 +24,8 @@ pub(super) struct Task<'t> {
     pub(super) id: usize,
     pub(super) prefix: &'t [Move],
     pub(super) max_solutions: usize,
+    /// Its gate, where it is split where it runs.
+    pub(super) gate: Option<&'t Gate>,
     /// Its root, made and prefetched when it was taken (`None`: the start makes none).
     pub(super) root: Option<Root>,
 }

@@ -150,14 +150,23 @@ impl Conn<'_> {
             }
             Some(Msg::Split(sj)) => {
                 let (job, attempt) = (JobId(sj.job), sj.attempt);
-                let kept = self.executor.split(job, attempt);
+                let (kept, split) = match self.executor.split(job, attempt) {
+                    Some((kept, split)) => (Some(kept), split),
+                    None => (None, Vec::new()),
+                };
                 tracing::debug!(
                     job = sj.job,
                     attempt,
                     ?kept,
+                    running_split = split.len(),
                     "split asked: unstarted pieces handed back"
                 );
-                let h = proto::Handback { job, attempt, kept };
+                let h = proto::Handback {
+                    job,
+                    attempt,
+                    kept,
+                    split,
+                };
                 if self
                     .send(worker_message::Msg::Handback(wire::Handback::from(&h)))
                     .await

@@ -47,7 +47,10 @@ impl JobRunner {
     pub fn submit_with(&self, job: Job, on_result: ResultSink) {
         let stop = StopToken::new();
         let nodes = Arc::new(AtomicU64::new(0));
-        let cursor = Arc::new(PieceCursor::default());
+        let cursor = Arc::new(match &job.work {
+            Work::Subtrees(w) => PieceCursor::for_work(w),
+            Work::Batch { .. } => PieceCursor::default(),
+        });
         lock(&self.inner.pending)
             .entry(job.id)
             .or_default()

@@ -90,8 +90,25 @@ impl JobNodes {
     /// Keeps only its first `kept` pieces (the rest were handed back): the run `kept`
     /// falls in is cut there, and the runs after it go.
     pub fn keep(&mut self, kept: usize) {
+        if kept >= self.run.runs {
+            return;
+        }
         self.run.keep(kept);
         self.bounds.retain(|&b| b < kept);
         self.bounds.push(kept);
+    }
+
+    /// Counts its pieces' nodes again (after some kept only part of theirs: see
+    /// [`JobRun::keep_entered`]); its runs stay as they are.
+    pub fn recount(&mut self) {
+        if self.run.batch.is_some() {
+            return;
+        }
+        let mut cum = vec![0u64];
+        for p in &self.run.pieces {
+            let last = cum.last().copied().unwrap_or(0);
+            cum.push(last + p.nodes);
+        }
+        self.cum = cum;
     }
 }
