@@ -176,8 +176,8 @@ struct Lane<'a> {
     top: usize,
     /// The task's id (given by the caller).
     id: usize,
-    /// The task's gate: its first [`SPLIT_LEVELS`] levels take their front moves in move
-    /// order, each entered through it (`None`: each node takes the side with fewer moves).
+    /// The task's gate, through which front moves on its first [`SPLIT_LEVELS`] levels are
+    /// entered (see [`search_lanes_gated`]).
     gate: Option<&'a Gate>,
 }
 
@@ -241,10 +241,12 @@ pub fn search_lanes<'t, L: Lookup>(
 /// A task of [`search_lanes_gated`]: id, prefix, most solutions, gate (if split).
 pub type GatedTask<'t> = (usize, &'t [Move], usize, Option<&'t Gate>);
 
-/// [`search_lanes`], each task with its [`Gate`] where it has one: such a task's first
-/// [`SPLIT_LEVELS`] levels take their front moves in move order, each entered through
-/// the gate, and the search of the task ends once the gate refuses (a hand-back froze
-/// it: the moves not entered are searched elsewhere).
+/// [`search_lanes`], each task with its [`Gate`] where it has one: on such a task's first
+/// [`SPLIT_LEVELS`] levels, while its path is front moves only, each front move is
+/// entered through the gate (in move order, as a node takes them), and the search of the
+/// task ends once the gate refuses (a hand-back froze it: the moves not entered are
+/// searched elsewhere). Nothing else changes: a node still takes the side with fewer
+/// moves, and below one that takes back moves its part of the task is kept whole.
 #[allow(clippy::too_many_arguments)]
 pub fn search_lanes_gated<'t, L: Lookup>(
     p: &Pruner<L>,
@@ -451,11 +453,20 @@ impl<'a> Lane<'a> {
             mf,
             PRECEDE[START],
             0,
-            self.gate.is_some(),
             &mut burst,
         );
         burst.issue(p);
         self.top = 1;
+        // A root that takes back moves first cannot hand back front-move parts: its piece
+        // is searched whole, unless it was handed back whole before it started.
+        let f = &self.frames[0];
+        if let (Some(g), true) = (self.gate, f.mb.count_ones() < f.mf.count_ones()) {
+            self.gate = None;
+            if !g.keep_whole() {
+                self.top = 0;
+                return false;
+            }
+        }
         true
     }
 
@@ -549,9 +560,10 @@ impl<'a> Lane<'a> {
             f.next += 1;
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.children[kj].assume_init_mut() };
-            if let (true, Some(g)) = (t < SPLIT_LEVELS, gate) {
-                // A (front) move on a gated task's first levels, entered in move order;
-                // once the gate refuses, the rest of the task was handed back.
+            if let (true, Some(g)) = (t < SPLIT_LEVELS && st.nb == 0 && !k.back, gate) {
+                // A front move on a gated task's first levels, all front moves (below a
+                // node that takes back moves first, its part is kept whole), entered in
+                // move order; once the gate refuses, the rest was handed back.
                 let last = st.nf.checked_sub(1).map(|i| st.front[i]);
                 let c = (allowed_after(last) & ((1u32 << k.m.index()) - 1)).count_ones();
                 if !g.enter(t, c) {
@@ -584,7 +596,6 @@ impl<'a> Lane<'a> {
                 mf,
                 mb,
                 via,
-                gate.is_some() && t + 1 < SPLIT_LEVELS,
                 burst,
             );
             self.top = t + 2;

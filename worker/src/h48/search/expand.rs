@@ -29,7 +29,6 @@ pub(super) fn expand<L: Lookup>(
     mf: u32,
     mb: u32,
     via: u8,
-    front: bool,
     burst: &mut Burst,
 ) -> bool {
     f.next = 0;
@@ -53,8 +52,7 @@ pub(super) fn expand<L: Lookup>(
     let mb = if hn == r { mb & QUARTER } else { mb };
     f.mf = mf;
     f.mb = mb;
-    // `front`: a gated root, whose front moves are its split's units.
-    let back = !front && mb.count_ones() < mf.count_ones();
+    let back = mb.count_ones() < mf.count_ones();
     let mut allowed = if back { mb } else { mf };
     if r == 1 {
         // The move also meets the other half.

@@ -17,10 +17,11 @@ const FIELD: u32 = (1 << BITS) - 1;
 /// Where the search of a running piece is in its first [`SPLIT_LEVELS`] moves (each
 /// level's moves counted in move order among those that may follow the move before:
 /// `proto::pieces::child_index`), shared with whoever answers a request to hand back. A
-/// search given a gate takes the front moves first on those levels, in move order, and
-/// enters each move through the gate; once a hand-back [froze](Gate::freeze) it, no move
-/// is entered any more: the search ends what it is in, and what it had not entered is
-/// dealt out again by the coordinator.
+/// search given a gate enters each front move of those levels through it, in move order,
+/// while its path is front moves only (below a node that takes back moves first, the
+/// part is kept whole); once a hand-back [froze](Gate::freeze) it, no move is entered
+/// any more: the search ends what it is in, and what it had not entered is dealt out
+/// again by the coordinator.
 #[derive(Debug)]
 pub struct Gate(AtomicU32);
 
@@ -61,6 +62,17 @@ impl Gate {
                 Err(now) => seen = now,
             }
         }
+    }
+
+    /// The piece is to be searched whole after all (its root takes back moves first, so
+    /// its parts are not front-move prefixes): true, unless a hand-back froze the gate
+    /// first, before anything was entered (the piece was handed back whole: it is not
+    /// to be searched here).
+    pub fn keep_whole(&self) -> bool {
+        let r = (self.0).fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| {
+            (v & FROZEN == 0).then_some(WHOLE)
+        });
+        r.is_ok()
     }
 
     /// The piece's search ended: nothing of it is left to hand back (unless a hand-back
