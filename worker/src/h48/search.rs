@@ -51,7 +51,7 @@
 //! arrive. Nothing allocates per node.
 //!
 //! # Layout
-//! - this file: the canonical-order masks, the search's entry points ([`search`],
+//! - this file: the search's entry points ([`search`],
 //!   [`search_lanes`]) and a lane's stack machine (start, step, finish);
 //! - `ahead`: the tasks taken ahead of their start, and their prefetched roots;
 //! - `lookup`: [`Lookup`] and [`Pruner`], what is read (the tables and their fallbacks);
@@ -59,6 +59,7 @@
 //! - `expand`: a node's expansion into its children;
 //! - `frame`: one level of the explicit stack;
 //! - `gate`: a piece split where it runs (its first levels' moves, frozen by a hand-back);
+//! - `masks`: the canonical order's masks for back moves, and the move cubes' tests;
 //! - `path`: the node's path and what the search found so far;
 //! - `tests`: the module's tests.
 
@@ -68,10 +69,12 @@ mod expand;
 mod frame;
 mod gate;
 mod lookup;
+mod masks;
 mod path;
 
 pub use self::gate::Gate;
 pub use self::lookup::{Fallback, K2With, Lookup, Probe, Pruner, H0};
+use self::masks::{is_half_turn, is_one_move, PRECEDE, QUARTER};
 
 use self::ahead::{Root, Task, AHEAD};
 use self::estimate::{child_inverse, child_normal, Burst, Child, Estimate, MERGE_MAX};
@@ -82,46 +85,7 @@ use crate::StopToken;
 use proto::pieces::SPLIT_LEVELS;
 use proto::Stop;
 use tables::canonical::{allowed_after, is_canonical, AFTER, START};
-use tables::moves::MOVE_CUBES;
 use tables::{Cube, Move};
-
-/// `PRECEDE[f]`: bit mask of the moves that may come right before a move of face `f` in
-/// a canonical sequence (`f` = [`START`]: no move after it yet, so every move), derived
-/// from the rule's [`AFTER`] masks. The search grows solutions from both ends: a back
-/// move is prepended to the moves already at the back.
-const PRECEDE: [u32; 7] = {
-    let mut out = [0u32; 7];
-    out[START] = (1 << 18) - 1;
-    let mut f = 0;
-    while f < 6 {
-        let mut mask = 0u32;
-        let mut m = 0;
-        while m < 18 {
-            if AFTER[m / 3] & (1 << (3 * f)) != 0 {
-                mask |= 1 << m;
-            }
-            m += 1;
-        }
-        out[f] = mask;
-        f += 1;
-    }
-    out
-};
-
-/// The 12 quarter turns.
-const QUARTER: u32 = 0b101_101_101_101_101_101;
-
-/// Is `c` one move away from solved (one of the 18 move cubes)?
-#[inline(always)]
-fn is_one_move(c: &Cube) -> bool {
-    MOVE_CUBES.iter().any(|m| m == c)
-}
-
-/// Is `c` one of the six half-turn cubes?
-#[inline(always)]
-fn is_half_turn(c: &Cube) -> bool {
-    Move::HALF_TURNS.iter().any(|m| MOVE_CUBES[m.index()] == *c)
-}
 
 /// Maximum solution length handled.
 pub const MAX_DEPTH: usize = proto::MAX_LENGTH as usize;
