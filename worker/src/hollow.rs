@@ -164,7 +164,16 @@ pub(crate) fn search_piece(
     let rate = search.rate();
     let mut nodes = 0;
     let mut solutions = piece.solutions.clone();
-    let held = match gate.filter(|_| !piece.moves.is_empty()) {
+    // A piece too small to be worth splitting is held whole, as the search holds one whose
+    // root takes back moves first: unless it was handed back whole before it started.
+    let gate = match gate.filter(|_| !piece.moves.is_empty()) {
+        Some(g) if piece.nodes < whole_below(rate) => match g.keep_whole() {
+            true => None,
+            false => return handed_back(),
+        },
+        g => g,
+    };
+    let held = match gate {
         // Split where it runs: held for move by move on its first levels, as far as the
         // gate lets it; its solutions are those in what it entered.
         Some(g) => {
@@ -221,6 +230,24 @@ pub(crate) fn search_piece(
     }
 }
 
+/// Nodes below which a hollow piece, or a part of one, is held whole rather than split
+/// (at `rate` a thread): 2 ms, two round trips at the 1 ms the hollow runs use. Smaller
+/// parts would cost the hollow process more in look-ups of the trace than they show.
+fn whole_below(rate: f64) -> u64 {
+    (rate * 2e-3) as u64
+}
+
+/// What the search of a piece handed back whole before it started reports: nothing.
+fn handed_back() -> SearchOutcome {
+    SearchOutcome {
+        solutions: Vec::new(),
+        nodes: 0,
+        lookups: 0,
+        stop: Stop::Exhausted,
+        invalid: 0,
+    }
+}
+
 /// A hollow piece split where it runs, held for level by level.
 struct Split<'a> {
     search: &'a dyn HollowSearch,
@@ -243,6 +270,7 @@ impl Split<'_> {
     ) -> Result<bool, Stop> {
         if level >= proto::pieces::SPLIT_LEVELS
             || !proto::pieces::splittable(moves.len(), self.depth)
+            || nodes < whole_below(self.rate)
         {
             *held += nodes;
             return match hold(nodes, self.rate, self.stop) {
