@@ -222,14 +222,18 @@ impl Scheduler {
                     .iter()
                     .filter_map(|&i| super::cut::unit_moves(deep.prefixes().list(), i))
                     .collect();
+                let max_solutions = deep.remaining(settings, *depth).map(|n| n as u32);
+                // Only a search for every solution waits for its depth's last piece; one
+                // for the first ends where a solution falls, which a split moves later.
                 let split = self.cfg.split_running
+                    && max_solutions.is_none()
                     && moves.len() == prefixes.len()
                     && super::handback::splits_fit(prefixes, &moves, *depth, *pieces);
                 Work::Subtrees(SubtreeWork {
                     position: p.position,
                     depth: *depth,
                     prefixes: moves,
-                    max_solutions: deep.remaining(settings, *depth).map(|n| n as u32),
+                    max_solutions,
                     time_limit_ms,
                     pieces: *pieces,
                     split,

@@ -14,7 +14,8 @@
 //!
 //! **Pieces split where they run.** A piece a thread started is searched whole there, and
 //! a piece ranked on older counts can hold most of its depth's last millisecond. A job
-//! sent with `split` ([`splits_fit`]) searches each piece's first moves in move order,
+//! sent with `split` (one of a search for every solution, where [`splits_fit`]) searches
+//! each piece's first moves in move order,
 //! so its answer can also name, for a piece it keeps, how many of its one-move extensions
 //! its search entered on each of its first [`pieces::SPLIT_LEVELS`] levels
 //! ([`proto::PieceSplit`]): the others become units of new jobs too, up to three levels
@@ -154,7 +155,11 @@ impl Scheduler {
             .collect();
         let moves: Vec<Vec<Move>> = units.iter().map(|(_, m)| m.clone()).collect();
         if !split.is_empty() {
+            // Sent with split: a search for every solution (see `dispatch`).
+            let all =
+                (self.requests.get(&j.req)).is_some_and(|r| r.settings.max_solutions.is_none());
             let sent = self.cfg.split_running
+                && all
                 && units.len() == prefixes.len()
                 && splits_fit(prefixes, &moves, *depth, *pieces);
             let ordered = split.windows(2).all(|w| w[0].piece < w[1].piece);
