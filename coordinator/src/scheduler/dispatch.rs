@@ -223,12 +223,9 @@ impl Scheduler {
                     .filter_map(|&i| super::cut::unit_moves(deep.prefixes().list(), i))
                     .collect();
                 let max_solutions = deep.remaining(settings, *depth).map(|n| n as u32);
-                // Only a search for every solution waits for its depth's last piece; one
-                // for the first ends where a solution falls, which a split moves later.
-                let split = self.cfg.split_running
-                    && max_solutions.is_none()
-                    && moves.len() == prefixes.len()
-                    && super::handback::splits_fit(prefixes, &moves, *depth, *pieces);
+                let all = max_solutions.is_none();
+                let split =
+                    super::handback::sends_split(&self.cfg, all, prefixes, &moves, *depth, *pieces);
                 Work::Subtrees(SubtreeWork {
                     position: p.position,
                     depth: *depth,

@@ -14,21 +14,33 @@
 //!
 //! **Pieces split where they run.** A piece a thread started is searched whole there, and
 //! a piece ranked on older counts can hold most of its depth's last millisecond. A job
-//! sent with `split` (one of a search for every solution, where [`splits_fit`]) searches
-//! each piece's first moves in move order,
-//! so its answer can also name, for a piece it keeps, how many of its one-move extensions
-//! its search entered on each of its first [`pieces::SPLIT_LEVELS`] levels
-//! ([`proto::PieceSplit`]): the others become units of new jobs too, up to three levels
-//! below the piece ([`cut::MAX_SPLIT_LEVEL`]), and the piece's unit answers for the parts
-//! it entered. A piece taken ahead of its start hands back all of them.
+//! sent with `split` (of a search for every solution: [`sends_split`]) enters the front
+//! moves of each piece's first [`pieces::SPLIT_LEVELS`] levels in move order, so its
+//! answer, once every piece was claimed, can also name where each running piece's search
+//! was ([`proto::PieceSplit`]): the parts not entered become units of new jobs too, up to
+//! three levels below the piece ([`cut::MAX_SPLIT_LEVEL`]), and the piece's unit answers
+//! for the parts it entered. A piece taken ahead of its start goes back whole.
 
 use super::*;
 use proto::{pieces, Handback, PieceSplit};
 
-/// Whether a subtree job of `units` (their `moves`) at `depth` with `levels` piece levels
-/// can be sent with `split`: every piece's one-move extensions have unit ids
-/// ([`cut::split_child_id`]), the worst case (move index 17 at every level) checked.
-pub(super) fn splits_fit(units: &[cut::Unit], moves: &[Vec<Move>], depth: u8, levels: u8) -> bool {
+/// Whether a subtree job of `units` (their `moves`, all of them: none dropped) at `depth`
+/// with `levels` piece levels, of a search for every solution or not (`all`), is sent with
+/// `split` under `cfg`: only a search for every solution waits for its depth's last piece
+/// (one for the first ends where a solution falls, which a split moves later), and every
+/// piece's parts must have unit ids ([`cut::split_child_id`], the worst case, move index 17
+/// at every level, checked). Dispatch and the check of an answer both ask this.
+pub(super) fn sends_split(
+    cfg: &Config,
+    all: bool,
+    units: &[cut::Unit],
+    moves: &[Vec<Move>],
+    depth: u8,
+    levels: u8,
+) -> bool {
+    if !(cfg.split_running && all && units.len() == moves.len()) {
+        return false;
+    }
     let levels = pieces::job_levels(moves, depth, levels);
     let last = Move::ALL[17];
     units.iter().zip(moves).all(|(&u, m)| {
@@ -155,13 +167,9 @@ impl Scheduler {
             .collect();
         let moves: Vec<Vec<Move>> = units.iter().map(|(_, m)| m.clone()).collect();
         if !split.is_empty() {
-            // Sent with split: a search for every solution (see `dispatch`).
             let all =
                 (self.requests.get(&j.req)).is_some_and(|r| r.settings.max_solutions.is_none());
-            let sent = self.cfg.split_running
-                && all
-                && units.len() == prefixes.len()
-                && splits_fit(prefixes, &moves, *depth, *pieces);
+            let sent = sends_split(&self.cfg, all, prefixes, &moves, *depth, *pieces);
             let ordered = split.windows(2).all(|w| w[0].piece < w[1].piece);
             if !sent || !ordered || split.iter().any(|s| s.piece as usize >= kept) {
                 return Err(BadSplit);

@@ -524,7 +524,7 @@ impl<'a> Lane<'a> {
             f.next += 1;
             // SAFETY: `live` holds indices of children written by `expand`.
             let k = unsafe { f.children[kj].assume_init_mut() };
-            if let (true, Some(g)) = (t < SPLIT_LEVELS && st.nb == 0 && !k.back, gate) {
+            if let Some(g) = gate.filter(|_| t < SPLIT_LEVELS && st.nb == 0 && !k.back) {
                 // A front move on a gated task's first levels, all front moves (below a
                 // node that takes back moves first, its part is kept whole), entered in
                 // move order; once the gate refuses, the rest was handed back.

@@ -93,8 +93,7 @@ impl PieceCursor {
         if (kept as usize) < self.gates.len() {
             return (kept, Vec::new());
         }
-        let upto = (kept as usize).min(self.gates.len());
-        let split = (self.gates[..upto].iter().enumerate())
+        let split = (self.gates.iter().enumerate())
             .filter_map(|(k, g)| {
                 Some(PieceSplit {
                     piece: u32::try_from(k).ok()?,
