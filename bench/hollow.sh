@@ -80,6 +80,12 @@ done
 
 flags=()
 [ "$all" = all ] && flags+=(--all)
+# The hollow workers' CPU seconds in all so far.
+wcpu() {
+    for p in "${pids[@]:1}"; do cat "/proc/$p/stat"; done |
+        awk -v hz="$(getconf CLK_TCK)" '{t += $14 + $15} END {print t / hz}'
+}
+wcpu0=$(wcpu)
 cpu0=$(cpu "$coord")
 start=$(date +%s.%N)
 "$bin" solve --coordinator "$url" --table "$table" --format jsonl "${flags[@]}" "$position" >"$logs/record"
@@ -91,10 +97,11 @@ asked=$(metric cubeswarm_splits_asked_total)
 handed=$(metric cubeswarm_pieces_handed_back_total)
 rss=$(awk '/VmHWM/ {print $2 / 1024}' "/proc/$coord/status")
 echo "real   jobs created $(metric cubeswarm_jobs_created_total), requeued $(metric cubeswarm_jobs_requeued_total), ignored results $(metric cubeswarm_results_ignored_total), lost $(metric cubeswarm_jobs_lost_total)" >&2
-# The hollow workers' CPU seconds in all (their start included): beside the wall time and
-# the machine's cores, whether they were starved.
-wcpu=0
-for p in "${pids[@]:1}"; do wcpu=$(python3 -c "print($wcpu + $(cpu "$p"))"); done
+# The hollow workers' CPU seconds during the search (their start, which works out the
+# trace's counts, left out): beside the wall time and the machine's cores, whether they
+# were starved.
+wcpu1=$(wcpu)
+wcpu=$(python3 -c "print($wcpu1 - $wcpu0)")
 
 "$bin" bench split --trace "$trace" --workers "$workers" --threads "$threads" \
     --latency "$latency" --rate "$rate" "${flags[@]}" >"$logs/replay"
@@ -118,7 +125,7 @@ print(f"hollow {workers} x {threads} threads, latency {latency} ms, {float(rate)
 print(f"real   wall {wall:.3f} s; nodes {rec.get('nodes', 0):.4e}; jobs {jobs}; hand-backs asked {asked} "
       f"({handed} pieces); coordinator CPU {cpu:.2f} s ({1e6 * cpu / max(jobs, 1):.0f} us a job), "
       f"peak RSS {float(rss):.0f} MB; {messages / wall:.0f} messages/s")
-print(f"hollow workers' CPU {float(wcpu):.1f} s in all, start included ({os.cpu_count()} cores here)")
+print(f"hollow workers' CPU {float(wcpu):.1f} s during the search ({os.cpu_count()} cores here)")
 rwall = None
 for line in replay.splitlines():
     if line.startswith("wall "):

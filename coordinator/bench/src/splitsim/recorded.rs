@@ -356,35 +356,57 @@ impl<'t> Recorded<'t> {
         nodes: u64,
     ) -> Result<Vec<u64>, TraceError> {
         let last = piece.last().copied();
-        let mut kid = piece.to_vec();
-        let mut weights = Vec::new();
-        for c in 0..proto::pieces::children(last) {
-            let Some(m) = proto::pieces::child_move(last, c) else {
-                break;
-            };
-            kid.push(m);
-            weights.push(self.cost(depth, &kid)?);
-            kid.pop();
-        }
+        let moves: Vec<Move> = (0..proto::pieces::children(last))
+            .map_while(|c| proto::pieces::child_move(last, c))
+            .collect();
+        let weights = match piece.len() >= FINEST_LISTED {
+            // Past the listed lengths, the children's costs are the piece's split one move
+            // further, as `cost` splits them: worked out together.
+            true => {
+                let (five, stand_in) = self.head(depth, &piece[..FINEST_LISTED])?;
+                let trace = self.trace;
+                let level = self.level(FINEST_LISTED + 1);
+                let index = match stand_in {
+                    Some(d) => level.indexed(trace, d),
+                    None => &DepthIndex::default(),
+                };
+                let own = index.split(piece, FINEST_LISTED, five);
+                index.steps(piece, own, &moves)
+            }
+            false => {
+                let mut kid = piece.to_vec();
+                let mut weights = Vec::with_capacity(moves.len());
+                for &m in &moves {
+                    kid.push(m);
+                    weights.push(self.cost(depth, &kid)?);
+                    kid.pop();
+                }
+                weights
+            }
+        };
         Ok(shares(nodes, &weights))
+    }
+
+    /// The nodes of the [`FINEST_LISTED`]-move `head` at `depth` and the depth whose
+    /// counts split them below it ([`stand_in`]): worked out once for the pieces below one
+    /// head (a job's pieces come in order, the ones below one head together).
+    fn head(&mut self, depth: u8, head: &[Move]) -> Result<(u64, Option<u8>), TraceError> {
+        if let Some((d, h, five, s)) = &self.head {
+            if *d == depth && h.as_slice() == head {
+                return Ok((*five, *s));
+            }
+        }
+        let five = self.cost(depth, head)?;
+        let trace = self.trace;
+        let s = stand_in(trace, self.level(FINEST_LISTED + 1), depth, head);
+        self.head = Some((depth, head.to_vec(), five, s));
+        Ok((five, s))
     }
 
     /// The nodes of `prefix`'s subtree at `depth`.
     fn cost(&mut self, depth: u8, prefix: &[Move]) -> Result<u64, TraceError> {
         if prefix.len() > FINEST_LISTED {
-            // A job's pieces come in order, the ones below one 5-move prefix together:
-            // what they share is worked out once.
-            let head = &prefix[..FINEST_LISTED];
-            let (five, stand_in) = match &self.head {
-                Some((d, h, five, s)) if *d == depth && h.as_slice() == head => (*five, *s),
-                _ => {
-                    let five = self.cost(depth, head)?;
-                    let trace = self.trace;
-                    let s = stand_in(trace, self.level(FINEST_LISTED + 1), depth, head);
-                    self.head = Some((depth, head.to_vec(), five, s));
-                    (five, s)
-                }
-            };
+            let (five, stand_in) = self.head(depth, &prefix[..FINEST_LISTED])?;
             let trace = self.trace;
             // One level for every length past the listed ones: its look-ups serve all.
             let level = self.level(FINEST_LISTED + 1);

@@ -136,21 +136,43 @@ impl DepthIndex {
     pub fn split(&self, prefix: &[Move], from: usize, nodes: u64) -> u64 {
         let mut c = nodes;
         for k in from.max(GRAIN)..prefix.len() {
-            let kids = match k {
-                GRAIN => (rank(&prefix[..GRAIN]))
-                    .and_then(|i| u32::try_from(i).ok())
-                    .and_then(|i| self.fine.get(&i)),
-                _ => key(&prefix[..k]).and_then(|x| self.finer.get(&x)),
-            };
-            c = match kids {
-                Some(kids) => share(c, kids, prefix[k]),
-                None => {
-                    let n = canonical::allowed_after(Some(prefix[k - 1])).count_ones();
-                    c / u64::from(n.max(1))
-                }
-            };
+            let parent = &prefix[..k];
+            c = step(parent, self.kids(parent), c, prefix[k]);
         }
         c
+    }
+
+    /// `nodes`, those of `prefix` (at least [`GRAIN`] moves), split to each of its
+    /// one-move extensions by `moves` as [`DepthIndex::split`] splits them: one look-up
+    /// for all (a hollow worker asks this for every part of a piece split where it runs).
+    pub fn steps(&self, prefix: &[Move], nodes: u64, moves: &[Move]) -> Vec<u64> {
+        let kids = self.kids(prefix);
+        (moves.iter())
+            .map(|&m| step(prefix, kids, nodes, m))
+            .collect()
+    }
+
+    /// The recorded children of `prefix` (at least [`GRAIN`] moves), where the trace
+    /// holds them.
+    fn kids(&self, prefix: &[Move]) -> Option<&Vec<u64>> {
+        match prefix.len() {
+            GRAIN => (rank(prefix))
+                .and_then(|i| u32::try_from(i).ok())
+                .and_then(|i| self.fine.get(&i)),
+            _ => key(prefix).and_then(|x| self.finer.get(&x)),
+        }
+    }
+}
+
+/// `nodes`, those of `prefix`, split to its extension by `m`: in proportion to its
+/// recorded children `kids`, else in equal shares over the moves that may follow.
+fn step(prefix: &[Move], kids: Option<&Vec<u64>>, nodes: u64, m: Move) -> u64 {
+    match kids {
+        Some(kids) => share(nodes, kids, m),
+        None => {
+            let n = canonical::allowed_after(prefix.last().copied()).count_ones();
+            nodes / u64::from(n.max(1))
+        }
     }
 }
 
