@@ -240,6 +240,7 @@ impl Scheduler {
         };
         let sent = (!matches!(j.kind, Kind::Check { .. }) && self.checks_claims_of(exec))
             .then(|| Box::new(work.clone()));
+        let split = matches!(&work, Work::Subtrees(w) if w.split);
         let early = match &j.kind {
             Kind::Subtrees { seq, depth, .. } => (req.lines.get(*seq))
                 .and_then(|p| p.split.as_ref())
@@ -262,7 +263,9 @@ impl Scheduler {
             (self.straggler_floor).min(tail::straggler_from(now, j.predicted_us));
         j.listed = now;
         j.asked = false;
+        j.reasked = false;
         j.early = early;
+        j.split = split;
         j.sent = sent;
         if let Some(r) = self.requests.get_mut(&j.req) {
             for &seq in j.kind.seqs() {

@@ -23,6 +23,7 @@
 
 use super::*;
 use proto::{pieces, Handback, PieceSplit};
+use std::collections::HashSet;
 
 /// Whether a subtree job of `units` (their `moves`, all of them: none dropped) at `depth`
 /// with `levels` piece levels, of a search for every solution or not (`all`), is sent with
@@ -66,7 +67,9 @@ impl Scheduler {
             self.counters.ignored_handbacks += 1;
             return;
         };
-        let asked = j.asked && j.handed.is_none() && j.attempt == h.attempt;
+        // Asked once, or asked again after handing back unclaimed pieces only.
+        let again = j.reasked && (j.handed.as_ref()).is_some_and(|d| !d.split);
+        let asked = j.asked && (j.handed.is_none() || again) && j.attempt == h.attempt;
         if j.lease != Some(from) || !asked {
             self.counters.ignored_handbacks += 1;
             return;
@@ -96,7 +99,20 @@ impl Scheduler {
         else {
             return;
         };
-        let back = handed.back.clone();
+        // A second answer names again what the first handed back: only the rest is new.
+        let back: Vec<cut::Unit> = match &j.handed {
+            Some(before) => {
+                let old: HashSet<cut::Unit> = before.back.iter().copied().collect();
+                (handed.back.iter())
+                    .filter(|u| !old.contains(u))
+                    .copied()
+                    .collect()
+            }
+            None => handed.back.clone(),
+        };
+        if back.is_empty() {
+            return;
+        }
         if let Some(j) = self.jobs.get_mut(&h.job) {
             j.handed = Some(Box::new(handed));
         }
@@ -180,6 +196,7 @@ impl Scheduler {
             results: 0,
             kept: Vec::new(),
             back: Vec::new(),
+            split: !split.is_empty(),
         };
         let mut at = 0usize;
         let mut splits = split.iter().peekable();

@@ -144,9 +144,15 @@ pub(super) struct JobState {
     pub(super) listed: u64,
     /// Its executor was asked to hand back this attempt's unstarted pieces.
     pub(super) asked: bool,
+    /// Asked again, after a hand-back of unclaimed pieces only, for the parts its running
+    /// pieces have not entered (see [`tail`](super::tail)).
+    pub(super) reasked: bool,
     /// This attempt was sent while a shallower depth of its position was still open (a
     /// depth started early).
     pub(super) early: bool,
+    /// This attempt was sent with `split` ([`handback::sends_split`](super::handback)):
+    /// its running pieces can hand back what they have not entered.
+    pub(super) split: bool,
     /// How long it should run, µs, as its depth was cut (0: unknown).
     pub(super) predicted_us: u64,
     /// What it kept when it handed back some of its pieces.
@@ -171,7 +177,9 @@ impl JobState {
             dispatched: 0,
             listed: 0,
             asked: false,
+            reasked: false,
             early: false,
+            split: false,
             predicted_us: 0,
             handed: None,
             sent: None,
@@ -191,6 +199,8 @@ pub(super) struct Handed {
     pub(super) kept: Vec<cut::Unit>,
     /// The units and pieces handed back (a solution in one of them is not its to find).
     pub(super) back: Vec<cut::Unit>,
+    /// Its running pieces were split where they ran (the answer had split entries).
+    pub(super) split: bool,
 }
 
 /// The open single-position jobs of one position, without an allocation for the common

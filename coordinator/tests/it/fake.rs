@@ -295,9 +295,11 @@ pub fn kept_answer(
 pub type Kept = (u32, Vec<proto::PieceSplit>);
 
 /// A fake executor's answer to a request to hand back job `j`: half its pieces kept;
-/// with `running` and a job sent with `split`, every piece kept and its splittable ones
-/// split instead, in turn handed back whole, kept in part on one level and on two.
-pub fn split_of(j: &Job, running: bool) -> Kept {
+/// with `running` and a job sent with `split`, its splittable pieces split too, in turn
+/// handed back whole, kept in part on one level and on two: at once with every piece
+/// kept (a job of odd id), or at a second request (`before`: the first answer) after a
+/// first that handed back the half not claimed (even), as a worker answers.
+pub fn split_of(j: &Job, running: bool, before: Option<&Kept>) -> Kept {
     let n = pieces_of(j);
     let Work::Subtrees(w) = &j.work else {
         return ((n / 2) as u32, Vec::new());
@@ -305,13 +307,18 @@ pub fn split_of(j: &Job, running: bool) -> Kept {
     if !(running && w.split) {
         return ((n / 2) as u32, Vec::new());
     }
+    let kept = match before {
+        Some(b) => b.0,
+        None if j.id.0 % 2 == 0 => return ((n / 2) as u32, Vec::new()),
+        None => n as u32,
+    };
     let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
     let mut split = Vec::new();
     let mut k = 0u32;
     for p in &w.prefixes {
         let l = proto::pieces::levels_for(p.len(), w.depth, levels);
         proto::pieces::for_each_piece(p, l, &mut |q| {
-            if proto::pieces::splittable(q.len(), w.depth) {
+            if k < kept && proto::pieces::splittable(q.len(), w.depth) {
                 let entered = match k % 3 {
                     0 => Vec::new(),
                     1 => vec![2],
@@ -322,7 +329,7 @@ pub fn split_of(j: &Job, running: bool) -> Kept {
             k += 1;
         });
     }
-    (n as u32, split)
+    (kept, split)
 }
 
 /// The answer of a job that kept what `kept` says (all: `None`): only its prefixes with

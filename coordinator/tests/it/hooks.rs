@@ -577,7 +577,9 @@ fn run_splitting_held(
                     let held = running
                         .iter()
                         .find(|(e, j)| *e == on && j.id == job && j.attempt == attempt);
-                    let answer = held.map(|(_, j)| fake::split_of(j, running_split));
+                    let before = kept.get(&(job, attempt)).cloned();
+                    let answer =
+                        held.map(|(_, j)| fake::split_of(j, running_split, before.as_ref()));
                     if let (Some(a), Some((_, j))) = (&answer, held) {
                         kept.insert((job, attempt), a.clone());
                         handed += u64::from(a.0 > 0);
@@ -611,8 +613,11 @@ fn run_splitting_held(
             }
             return (records, handed, sent, most, answered);
         }
+        // Oldest first; newest first where running pieces split, so that a job asked
+        // once runs on to be asked again.
         let next = match rng.as_deref_mut() {
             Some(r) => r.below(running.len() as u64) as usize,
+            None if running_split => running.len() - 1,
             None => 0,
         };
         let (to, job) = running.remove(next).expect("a job to answer");
@@ -669,7 +674,8 @@ fn jobs_handed_back_in_part_give_the_records_of_a_run_without_splits() {
 
 /// Executors that, asked to hand back, keep every piece of a job sent with `split` and
 /// split its running pieces where they run (some whole, some in part on one or two
-/// levels), one of them dying after it did: the records are those of a run without
+/// levels), or hand back the pieces not claimed first and split the others when asked
+/// again, one of them dying after it did: the records are those of a run without
 /// splits, every part handed back is searched once. Only a search for every solution is
 /// sent with `split` (one for the first ends where its solution falls).
 #[test]
@@ -721,17 +727,30 @@ fn running_pieces_split_where_they_run_give_the_records_of_a_run_without_splits(
             }
             if max_solutions.is_none() {
                 assert!(back.len() > 100, "{} parts handed back", back.len());
+                let twice = (answered.iter())
+                    .filter(|(j, (_, split))| j.id.0 % 2 == 0 && !split.is_empty())
+                    .count();
+                assert!(twice > 0, "no job split at a second request");
             }
-            let units: Vec<(proto::JobId, u8, &Vec<Move>)> = (sent.iter())
-                .filter_map(|j| match &j.work {
-                    Work::Subtrees(w) => Some(w.prefixes.iter().map(|p| (j.id, w.depth, p))),
-                    _ => None,
-                })
-                .flatten()
-                .collect();
+            // Each unit sent, and whether its job handed it back whole, unclaimed (a part
+            // can be handed on so before a job searches it).
+            let mut units: Vec<(proto::JobId, u8, &Vec<Move>, bool)> = Vec::new();
+            for j in &sent {
+                let Work::Subtrees(w) = &j.work else { continue };
+                let kept = (answered.iter().rev())
+                    .find(|(a, _)| a.id == j.id && a.attempt == j.attempt)
+                    .map_or(u32::MAX, |(_, (k, _))| *k);
+                let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);
+                let mut first = 0u32;
+                for p in &w.prefixes {
+                    units.push((j.id, w.depth, p, first >= kept));
+                    let l = proto::pieces::levels_for(p.len(), w.depth, levels);
+                    first += proto::pieces::count(p, l) as u32;
+                }
+            }
             for (from, depth, part) in &back {
-                let again = |u: &&(proto::JobId, u8, &Vec<Move>)| {
-                    u.0 != *from && u.1 == *depth && u.2 == part
+                let again = |u: &&(proto::JobId, u8, &Vec<Move>, bool)| {
+                    u.0 != *from && u.1 == *depth && u.2 == part && !u.3
                 };
                 let times = units.iter().filter(again).count();
                 assert!(

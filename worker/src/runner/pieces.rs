@@ -85,15 +85,18 @@ impl PieceCursor {
     /// claimed, the pieces that also hand back what their search has not entered (each
     /// frozen: see [`Gate`]), in piece order: a piece taken ahead of its start whole, a
     /// running one from the move its search is in on each split level. Where pieces were
-    /// left unclaimed, those go back and the claimed ones are searched whole (fewer,
-    /// bigger units: a split of running pieces is for a job's end). The same answer
-    /// again when asked again.
+    /// left unclaimed, the first request hands back those and the claimed ones go on
+    /// whole (fewer, bigger units: a split of running pieces is for a job's end); a
+    /// second request, which finds every piece it kept claimed, splits those. The same
+    /// answer again once they were split.
     pub fn hand_back_split(&self) -> (u32, Vec<PieceSplit>) {
-        let kept = self.hand_back();
-        if (kept as usize) < self.gates.len() {
+        let before = self.claimed.fetch_or(HANDED_BACK, Ordering::AcqRel);
+        let kept = before & !HANDED_BACK;
+        let again = before & HANDED_BACK != 0;
+        if !again && (kept as usize) < self.gates.len() {
             return (kept, Vec::new());
         }
-        let split = (self.gates.iter().enumerate())
+        let split = (self.gates.iter().take(kept as usize).enumerate())
             .filter_map(|(k, g)| {
                 Some(PieceSplit {
                     piece: u32::try_from(k).ok()?,
@@ -226,6 +229,47 @@ mod tests {
             [0, 1]
         );
         assert!(replay.handed_back());
+    }
+
+    #[test]
+    fn a_second_hand_back_splits_the_pieces_the_first_kept() {
+        let m = |s: &str| tables::parse_moves(s).unwrap();
+        let work = SubtreeWork {
+            position: tables::Position::SOLVED,
+            depth: 12,
+            prefixes: vec![m("U R"), m("U F"), m("R U"), m("R F"), m("F U")],
+            max_solutions: None,
+            time_limit_ms: None,
+            pieces: 0,
+            split: true,
+        };
+        let c = PieceCursor::for_work(&work);
+        assert_eq!((c.claim(5), c.claim(5)), (Some(0), Some(1)));
+        // Piece 0 runs (its third extension entered, then the first below it); piece 1
+        // was taken ahead of its start.
+        let g = c.gate(0).unwrap();
+        assert!(g.enter(0, 2) && g.enter(1, 0));
+        // The first request hands back the pieces not claimed; the claimed go on whole.
+        assert_eq!(c.hand_back_split(), (2, Vec::new()));
+        assert!(
+            c.gate(0).unwrap().enter(1, 1),
+            "not frozen by the first request"
+        );
+        // The second splits them: piece 0 from where its search is, piece 1 whole.
+        let split = vec![
+            PieceSplit {
+                piece: 0,
+                entered: vec![3, 2],
+            },
+            PieceSplit {
+                piece: 1,
+                entered: Vec::new(),
+            },
+        ];
+        assert_eq!(c.hand_back_split(), (2, split.clone()));
+        assert!(!c.gate(0).unwrap().enter(1, 2), "frozen");
+        assert_eq!(c.hand_back_split(), (2, split), "the same answer again");
+        assert_eq!(c.claim(5), None);
     }
 
     #[test]

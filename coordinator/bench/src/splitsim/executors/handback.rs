@@ -65,11 +65,14 @@ impl Slots {
                 ((t - l.from) * rate / 1e6) as u64 + r.job.nodes_before(r.job.chunk_start(c));
             started = r.job.pieces_started(c, done);
         }
-        let kept = (started + TAKEN_AHEAD * r.lanes.len().max(1)).min(runs);
+        let kept = match r.kept {
+            Some(k) => k,
+            None => (started + TAKEN_AHEAD * r.lanes.len().max(1)).min(runs),
+        };
         h.kept = Some(kept as u32);
-        // Running pieces are split only once every piece was taken (see
-        // `PieceCursor::hand_back_split`).
-        if r.job.run.split && kept >= runs {
+        // Running pieces are split only once every piece was taken, or at a second
+        // request (see `PieceCursor::hand_back_split`).
+        if r.job.run.split && (kept >= runs || r.kept.is_some()) {
             h.split = split_running(r, kept, t, rate, kids);
             self.reproject(e, id, now);
             return h;
@@ -78,6 +81,7 @@ impl Slots {
             return h;
         }
         // The runs up to `kept`, the one it falls in cut there.
+        r.kept = Some(kept);
         r.job.keep(kept);
         if let (Some(c), Some(i)) = (last, cut_lane) {
             if c + 1 >= r.job.chunks() {

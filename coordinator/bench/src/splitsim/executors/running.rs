@@ -34,6 +34,9 @@ pub(super) struct Running {
     /// Changes whenever its threads' future changes (ids unique in the replay): a
     /// thread's end made before that is stale.
     pub(super) version: u64,
+    /// What it kept when it handed back its unclaimed pieces (asked again, it keeps
+    /// them: `PieceCursor::hand_back_split`).
+    pub(super) kept: Option<usize>,
 }
 
 impl Running {
@@ -45,6 +48,7 @@ impl Running {
             next: 0,
             lanes: Vec::new(),
             version: 0,
+            kept: None,
         }
     }
 
