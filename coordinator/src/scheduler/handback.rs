@@ -19,7 +19,9 @@
 //! answer, once every piece was claimed, can also name where each running piece's search
 //! was ([`proto::PieceSplit`]): the parts not entered become units of new jobs too, up to
 //! three levels below the piece ([`cut::MAX_SPLIT_LEVEL`]), and the piece's unit answers
-//! for the parts it entered. A piece taken ahead of its start goes back whole.
+//! for the parts it entered. A piece taken ahead of its start goes back whole. A job
+//! that first handed back only its unclaimed pieces may be asked once more (`tail`): its
+//! second answer splits what it kept, and only the parts the first did not name are new.
 
 use super::*;
 use proto::{pieces, Handback, PieceSplit};

@@ -14,7 +14,9 @@
 //!   nothing queued, the longest-running jobs, one for each idle thread, once they have
 //!   run [`HANDBACK_AFTER_ROUND_TRIPS`] round trips; a straggler, running [`STRAGGLER`]
 //!   times as long as its depth's cut predicted, even with no thread idle; and a job of a
-//!   position's current depth for each thread that would leave a deeper depth for it.
+//!   position's current depth for each thread that would leave a deeper depth for it. A
+//!   job is asked once, but one sent with `split` that handed back only its unclaimed
+//!   pieces may be asked again, for the parts of the pieces it kept.
 //! - **When a thread leaves a deeper depth** ([`Scheduler::preemptible`]): a worker whose
 //!   threads share jobs takes the shallowest work first, so its threads that run only
 //!   deeper depths of a position count as free for the pieces of its current depth.
