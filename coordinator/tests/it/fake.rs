@@ -309,7 +309,7 @@ pub fn split_of(j: &Job, running: bool, before: Option<&Kept>) -> Kept {
     }
     let kept = match before {
         Some(b) => b.0,
-        None if j.id.0 % 2 == 0 => return ((n / 2) as u32, Vec::new()),
+        None if j.id.0.is_multiple_of(2) => return ((n / 2) as u32, Vec::new()),
         None => n as u32,
     };
     let levels = proto::pieces::job_levels(&w.prefixes, w.depth, w.pieces);

@@ -728,7 +728,7 @@ fn running_pieces_split_where_they_run_give_the_records_of_a_run_without_splits(
             if max_solutions.is_none() {
                 assert!(back.len() > 100, "{} parts handed back", back.len());
                 let twice = (answered.iter())
-                    .filter(|(j, (_, split))| j.id.0 % 2 == 0 && !split.is_empty())
+                    .filter(|(j, (_, split))| j.id.0.is_multiple_of(2) && !split.is_empty())
                     .count();
                 assert!(twice > 0, "no job split at a second request");
             }
