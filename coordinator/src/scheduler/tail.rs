@@ -128,8 +128,8 @@ impl Scheduler {
             for id in &e.running {
                 let Some(j) = self.jobs.get(id) else { continue };
                 // A job sent with `split` that handed back only what it had not claimed
-                // may be asked once more, as a straggler, for what its running pieces
-                // have not entered.
+                // may be asked once more, as any job is asked, for what the pieces it
+                // kept have not entered.
                 let again = j.split
                     && !j.reasked
                     && (j.handed.as_ref()).is_some_and(|d| !d.split && !d.kept.is_empty());

@@ -1,9 +1,9 @@
 //! Hand-backs: a request to hand back what a job has not started, answered to the piece
 //! its search is in (and those each of its threads took ahead, all searched). A job sent
 //! with `split` whose pieces were all taken, or asked a second time (keeping what it kept
-//! the first), hands back what its running pieces have not entered instead: each busy thread's piece keeps its parts up to the one its search is
-//! in on each split level, and the pieces a thread took past it (ahead of their start)
-//! go back whole.
+//! the first), hands back what its running pieces have not entered instead: each busy
+//! thread's piece keeps its parts up to the one its search is in on each split level, and
+//! the pieces a thread took past it (ahead of their start) go back whole.
 
 use super::super::recorded::Costs;
 use super::slots::Slots;
