@@ -82,24 +82,37 @@ pub fn total(prefixes: &[Vec<Move>], depth: u8, levels: u8) -> usize {
     n
 }
 
-/// How many pieces `prefix` has at `levels`.
+/// How many pieces `prefix` has at `levels`: a table look-up, as it depends only on its
+/// last move (the coordinator counts every unit of every hand-back answered).
 pub fn count(prefix: &[Move], levels: u8) -> usize {
-    match levels {
-        0 => 1,
-        _ => {
-            let mask = canonical::allowed_after(prefix.last().copied());
-            let mut n = 0;
-            let mut buf = prefix.to_vec();
-            for m in Move::ALL {
-                if mask & (1 << m.index()) != 0 {
-                    buf.push(m);
-                    n += count(&buf, levels - 1);
-                    buf.pop();
-                }
+    static COUNTS: std::sync::OnceLock<[[usize; MAX_PIECE_LEVELS as usize + 1]; 19]> =
+        std::sync::OnceLock::new();
+    let table = COUNTS.get_or_init(|| {
+        let mut t = [[0usize; MAX_PIECE_LEVELS as usize + 1]; 19];
+        for (last, row) in t.iter_mut().enumerate() {
+            let last = Move::ALL.get(last).copied();
+            for (levels, n) in row.iter_mut().enumerate() {
+                *n = count_after(last, levels as u8);
             }
-            n
         }
+        t
+    });
+    match table.get(prefix.last().map_or(18, |m| m.index())) {
+        Some(row) if usize::from(levels) < row.len() => row[usize::from(levels)],
+        _ => count_after(prefix.last().copied(), levels),
     }
+}
+
+/// The canonical sequences of `levels` moves after a move `last`.
+fn count_after(last: Option<Move>, levels: u8) -> usize {
+    if levels == 0 {
+        return 1;
+    }
+    let mask = canonical::allowed_after(last);
+    (Move::ALL.iter())
+        .filter(|m| mask & (1 << m.index()) != 0)
+        .map(|&m| count_after(Some(m), levels - 1))
+        .sum()
 }
 
 /// Whether a piece of `len` moves at `depth` can be split where it runs (see
@@ -231,6 +244,19 @@ mod tests {
         }
         // After R: 15 moves (all but R's three); after U R, U is allowed again.
         assert_eq!(count(&prefix, 1), 15);
+    }
+
+    #[test]
+    fn the_counted_pieces_are_the_enumerated_ones_after_every_last_move() {
+        let lasts = std::iter::once(None).chain(Move::ALL.iter().map(|&m| Some(m)));
+        for last in lasts {
+            let prefix: Vec<Move> = last.into_iter().collect();
+            for levels in 0..=MAX_PIECE_LEVELS + 1 {
+                let mut n = 0;
+                for_each_piece(&prefix, levels, &mut |_| n += 1);
+                assert_eq!(count(&prefix, levels), n, "after {last:?}, {levels} levels");
+            }
+        }
     }
 
     #[test]
