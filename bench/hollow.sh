@@ -13,7 +13,8 @@
 # client's record is checked against the trace's: length, solutions (all of them with
 # `all`, one of the trace's otherwise) and the optimal flag. Exits 1 when they differ.
 #
-# Environment: PORT (the coordinator's port, default 7560; PORT+1 its metrics).
+# Environment: PORT (the coordinator's port, default 7560; PORT+1 its metrics); REPLAY
+# (below).
 set -euo pipefail
 usage="usage: bench/hollow.sh BINARY TRACE WORKERS THREADS LATENCY_MS RATE [all]"
 bin=${1:?$usage}
@@ -103,8 +104,15 @@ echo "real   jobs created $(metric cubeswarm_jobs_created_total), requeued $(met
 wcpu1=$(wcpu)
 wcpu=$(python3 -c "print($wcpu1 - $wcpu0)")
 
-"$bin" bench split --trace "$trace" --workers "$workers" --threads "$threads" \
-    --latency "$latency" --rate "$rate" "${flags[@]}" >"$logs/replay"
+# REPLAY=FILE: the replay's output is kept there, and taken from there when it exists (a
+# replay is deterministic: runs of one trace, layout, latency and rate share it).
+if [ -n "${REPLAY:-}" ] && [ -s "$REPLAY" ]; then
+    cp "$REPLAY" "$logs/replay"
+else
+    "$bin" bench split --trace "$trace" --workers "$workers" --threads "$threads" \
+        --latency "$latency" --rate "$rate" "${flags[@]}" >"$logs/replay"
+    if [ -n "${REPLAY:-}" ]; then cp "$logs/replay" "$REPLAY"; fi
+fi
 
 python3 - "$logs/header" "$logs/record" "$start" "$end" "$cpu0" "$cpu1" "$jobs" "$results" "$asked" \
     "$handed" "$rss" "$all" "$logs/replay" "$workers" "$threads" "$latency" "$rate" "$wcpu" <<'EOF'
