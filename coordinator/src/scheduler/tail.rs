@@ -27,6 +27,11 @@
 //!
 //! What a hand-back does once asked for is in `handback`; the depths started early that
 //! fill idle threads beside a depth's tail are in [`deepen`] (`EARLY_AHEAD`).
+//!
+//! Each scan and each request is logged at debug level (targets `handback_scan`: the idle
+//! threads, round trip, threads that would leave a deeper depth and candidates it saw;
+//! `handback_ask`: the job and why), so that a real coordinator's requests can be set
+//! beside a replay's (`RUST_LOG=info,handback_scan=debug,handback_ask=debug`).
 
 use super::*;
 use proto::pieces;
@@ -179,27 +184,32 @@ impl Scheduler {
             }
         }
         self.straggler_floor = floor;
+        tracing::debug!(target: "handback_scan", now, idle, round_trip,
+            preempt = preempt.values().map(|p| p.1).sum::<usize>(), candidates = candidates.len());
         candidates.sort_unstable();
         // Stragglers, then one job for each idle thread, then one for each thread that
         // would leave a deeper depth.
         let mut idle = idle;
         for (not_straggler, _, id, on, attempt, current) in candidates {
-            if not_straggler {
-                if idle > 0 {
-                    idle -= 1;
-                } else if let Some(n) = current
-                    .and_then(|k| preempt.get_mut(&k))
-                    .map(|p| &mut p.1)
-                    .filter(|n| **n > 0)
-                {
-                    *n -= 1;
-                } else {
-                    continue;
-                }
-            }
+            let why = if !not_straggler {
+                "straggler"
+            } else if idle > 0 {
+                idle -= 1;
+                "idle"
+            } else if let Some(n) = current
+                .and_then(|k| preempt.get_mut(&k))
+                .map(|p| &mut p.1)
+                .filter(|n| **n > 0)
+            {
+                *n -= 1;
+                "preempt"
+            } else {
+                continue;
+            };
             if let Some(j) = self.jobs.get_mut(&id) {
                 j.reasked = j.asked;
                 j.asked = true;
+                tracing::debug!(target: "handback_ask", now, job = id.0, why, again = j.reasked);
             }
             self.asking.insert(id);
             self.counters.splits_asked += 1;
