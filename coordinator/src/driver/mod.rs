@@ -144,6 +144,7 @@ impl<'s> Driver<'s> {
     /// Takes one event at time `now` (µs).
     pub fn handle(&mut self, event: Event, now: u64) {
         self.now = self.now.max(now);
+        self.sched.advance_clock(self.now);
         match event {
             Event::Executor(e) => self.executor_event(e),
             Event::Joined(id, exec) => self.join(id, exec),

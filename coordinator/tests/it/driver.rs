@@ -334,3 +334,51 @@ fn a_stalled_loop_forgives_the_silence_it_caused() {
         "the job still runs there"
     );
 }
+
+/// A result is timed when it is handled, not at the driver's last step: the round trip the
+/// scheduler measures (and sizes jobs and hand-backs by) is the time since the job's
+/// dispatch less its run, even when the run loop handles it in a batch of events.
+#[test]
+fn a_result_is_timed_when_it_comes_not_at_the_last_step() {
+    struct Keep(Rc<RefCell<Vec<Job>>>);
+    impl Executor for Keep {
+        fn capacity(&self) -> usize {
+            1
+        }
+        fn tables(&self) -> Vec<String> {
+            vec![TABLE.to_string()]
+        }
+        fn submit(&self, job: Job) {
+            self.0.borrow_mut().push(job);
+        }
+        fn cancel(&self, _: JobId) {}
+    }
+    let mut d = Driver::new(DriverConfig {
+        scheduler: Config {
+            solves: fake::solves,
+            ..Config::default()
+        },
+        ..DriverConfig::default()
+    });
+    let sent = Rc::new(RefCell::new(Vec::new()));
+    d.join(ExecutorId(1), Box::new(Keep(sent.clone())));
+    let seen = open(&mut d, 1, Method::TwoPhase, None);
+    d.handle(Event::Lines(ClientKey(1), lines(&["R U"])), 0);
+    d.handle(Event::End(ClientKey(1)), 0);
+    d.step(1_000);
+    let job = sent
+        .borrow()
+        .first()
+        .cloned()
+        .expect("the batch job is sent");
+    let mut r = fake::result(&job, Ok(fake::answer(&job, false, &[])));
+    r.micros = 2_000;
+    // Handled 7 ms after its dispatch with no step between: 5 ms of round trip.
+    d.handle(
+        Event::Executor(ExecutorEvent::Result(ExecutorId(1), r)),
+        8_000,
+    );
+    assert_eq!(d.scheduler().round_trip_us(), 5_000);
+    d.step(8_000);
+    assert_eq!(seen.borrow().records.len(), 1, "the answer was accepted");
+}
