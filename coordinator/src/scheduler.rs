@@ -435,8 +435,8 @@ impl Scheduler {
 
     /// Moves the clock to `now` without acting: an event handled between two ticks (the
     /// run loop takes a batch of them at once) is timed when it comes, not at the last
-    /// tick. A result timed at the tick before it looked up to its wait for the batch
-    /// shorter, and the round trip measured from it was 0 in a quarter of a hollow run's
+    /// tick. Timed at the last tick, a result looked as much quicker as it had waited, and
+    /// the round trip measured from such results was 0 in a quarter of a hollow run's
     /// scans (20-superflip-all, 64 x 4).
     pub fn advance_clock(&mut self, now: u64) {
         self.now = self.now.max(now);
